@@ -1,0 +1,86 @@
+/// @file buffer.hpp  Buffer: a linear device memory object or a sub-buffer of one. Move-only, RAII.
+/// Lifetime rule: a sub-buffer keeps its parent's memory alive (reference counted), so a parent
+/// handle may be released or destroyed while sub-buffers exist; the memory goes with the last one.
+#pragma once
+#include <cstddef>
+
+#include <edgemem/backend/active.hpp>
+#include <edgemem/context.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+namespace detail {
+struct MemNode;
+}
+
+/// A buffer or sub-buffer.
+class Buffer {
+ public:
+  /// Allocates `bytes` bytes (contents undefined).
+  /// Errc: released (context), invalid_argument (bytes == 0, bad flag combination),
+  /// out_of_range (bytes > info().max_alloc_bytes), out_of_device_memory, out_of_host_memory.
+  [[nodiscard]] static Result<Buffer> create(const Context& ctx, std::size_t bytes, Storage storage = Storage::device,
+                                             MemFlags flags = MemFlags::read_write) noexcept;
+  /// Allocates `bytes` bytes and copies them from `data`.
+  /// Errc: as create(), plus invalid_argument (data == nullptr).
+  [[nodiscard]] static Result<Buffer> from_host(const Context& ctx, const void* data, std::size_t bytes,
+                                                Storage storage = Storage::device,
+                                                MemFlags flags = MemFlags::read_write) noexcept;
+  /// Uses `bytes` bytes of caller memory at `data` zero-copy (CL_MEM_USE_HOST_PTR; OIDN shared buffer).
+  /// The caller keeps that memory alive and untouched (except through maps) while the buffer lives.
+  /// Zero-copy on OpenCL only for page-aligned `data` and `bytes` a multiple of 64 on some drivers.
+  /// Errc: as create(), plus invalid_argument (data == nullptr).
+  [[nodiscard]] static Result<Buffer> wrap(const Context& ctx, void* data, std::size_t bytes,
+                                           MemFlags flags = MemFlags::read_write) noexcept;
+  /// A new buffer with the size, storage and flags of `other` (a fresh root; contents not copied).
+  /// Errc: released (other), out_of_device_memory, out_of_host_memory.
+  [[nodiscard]] static Result<Buffer> like(const Buffer& other) noexcept;
+
+  /// An empty (released) buffer.
+  Buffer() noexcept = default;
+  Buffer(Buffer&& other) noexcept;             ///< takes over `other`, leaving it released
+  Buffer& operator=(Buffer&& other) noexcept;  ///< drops this handle (even if mapped), then takes over `other`
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer();  ///< drops the handle; outstanding mappings stay valid until they unmap
+
+  /// A sub-buffer of `bytes` bytes at byte `offset` of this buffer; a sub of a sub is resolved against
+  /// the root. Errc: released, invalid_argument (bytes == 0), out_of_range (offset + bytes > size(),
+  /// overflow included), misaligned (root origin not a multiple of the context's base_align()),
+  /// out_of_host_memory, backend_failure.
+  [[nodiscard]] Result<Buffer> sub(std::size_t offset, std::size_t bytes) const noexcept;
+
+  /// Size in bytes (0 when released).
+  [[nodiscard]] std::size_t size() const noexcept;
+  /// Byte offset of this buffer within its root buffer (0 for a root or when released).
+  [[nodiscard]] std::size_t origin() const noexcept;
+  /// True for a sub-buffer.
+  [[nodiscard]] bool is_sub() const noexcept;
+  /// Placement (Storage::device when released).
+  [[nodiscard]] Storage storage() const noexcept;
+  /// Access flags (read_write when released).
+  [[nodiscard]] MemFlags flags() const noexcept;
+  /// True when the host reaches the memory without a copy: host/shared storage, a wrapped buffer,
+  /// or a unified-memory device. False when released.
+  [[nodiscard]] bool is_host_accessible() const noexcept;
+  /// True until released or moved from.
+  [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
+  /// True when both are views of the same root allocation.
+  [[nodiscard]] bool shares_root_with(const Buffer& other) const noexcept;
+  /// Native handle (cl_mem on OpenCL; the bytes on the host backend) for interop, e.g. kernel arguments.
+  [[nodiscard]] backend::Active::NativeMem native() const noexcept;
+  /// Drops this handle. Idempotent. Errc: busy (a mapping made through this handle is still open;
+  /// the buffer is left unchanged).
+  Result<void> release() noexcept;
+
+  /// Internal: the shared state (null when released).
+  [[nodiscard]] detail::MemNode* node() const noexcept { return node_; }
+
+ private:
+  explicit Buffer(detail::MemNode* node) noexcept : node_(node) {}
+  detail::MemNode* node_ = nullptr;
+};
+
+}  // namespace edgemem

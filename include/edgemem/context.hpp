@@ -1,0 +1,49 @@
+/// @file context.hpp  Context: one device and its OpenCL-style context. Move-only; buffers and
+/// queues created from it keep its state alive, so releasing the handle first is safe.
+#pragma once
+#include <edgemem/backend/active.hpp>
+#include <edgemem/device.hpp>
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+namespace detail {
+struct ContextNode;
+}
+
+/// A device and its context.
+class Context {
+ public:
+  /// Opens the device picked by `selector` (EDGEMEM_DEVICE=<platform>:<device> overrides its indices).
+  /// Errc: invalid_argument (bad index or malformed EDGEMEM_DEVICE), unsupported (no device of that type),
+  /// out_of_host_memory, backend_failure.
+  [[nodiscard]] static Result<Context> create(const DeviceSelector& selector = {}) noexcept;
+
+  /// An empty (released) context; every call on it returns Errc::released.
+  Context() noexcept = default;
+  Context(Context&& other) noexcept;             ///< takes over `other`, leaving it released
+  Context& operator=(Context&& other) noexcept;  ///< releases this, then takes over `other`
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  ~Context();  ///< release()
+
+  /// Device properties (an all-zero DeviceInfo when released).
+  [[nodiscard]] const DeviceInfo& info() const noexcept;
+  /// Sub-buffer origin alignment in bytes (info().base_align_bytes); 0 when released.
+  [[nodiscard]] std::size_t base_align() const noexcept;
+  /// True until released or moved from.
+  [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
+  /// Native handles (cl_context + cl_device_id on OpenCL) for interop; empty when released.
+  [[nodiscard]] backend::Active::NativeContext native() const noexcept;
+  /// Drops this handle; the device stays open while objects created from it live. Idempotent, never fails.
+  Result<void> release() noexcept;
+
+  /// Internal: the shared state (null when released).
+  [[nodiscard]] detail::ContextNode* node() const noexcept { return node_; }
+
+ private:
+  explicit Context(detail::ContextNode* node) noexcept : node_(node) {}
+  detail::ContextNode* node_ = nullptr;
+};
+
+}  // namespace edgemem

@@ -1,0 +1,43 @@
+/// @file event.hpp  Event: completion of one async command. Move-only; the native event is
+/// released exactly once (by release() or the destructor).
+#pragma once
+#include <edgemem/backend/active.hpp>
+#include <edgemem/result.hpp>
+#include <edgemem/span.hpp>
+
+namespace edgemem {
+
+/// Completion of an async command.
+class Event {
+ public:
+  /// An empty (released) event.
+  Event() noexcept = default;
+  Event(Event&& other) noexcept;             ///< takes over `other`, leaving it released
+  Event& operator=(Event&& other) noexcept;  ///< releases this, then takes over `other`
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  ~Event();  ///< release()
+
+  /// Blocks until the command completes. Errc: released, backend_failure (the command failed).
+  [[nodiscard]] Result<void> wait() const noexcept;
+  /// True when the command has completed. Errc: released, backend_failure (the command failed).
+  [[nodiscard]] Result<bool> is_complete() const noexcept;
+  /// True until released or moved from.
+  [[nodiscard]] bool valid() const noexcept { return valid_; }
+  /// Native event (cl_event on OpenCL) for interop.
+  [[nodiscard]] backend::Active::NativeEvent native() const noexcept { return native_; }
+  /// Releases the native event. Idempotent, never fails.
+  Result<void> release() noexcept;
+
+  /// Internal: takes ownership of a native event produced by a backend command.
+  static Event adopt_native(backend::Active::NativeEvent native) noexcept;
+
+ private:
+  backend::Active::NativeEvent native_{};
+  bool valid_ = false;
+};
+
+/// Events a command waits for before it starts (at most 32; more returns Errc::exhausted).
+using WaitList = Span<const Event>;
+
+}  // namespace edgemem

@@ -1,0 +1,87 @@
+/// @file mapping.hpp  Mapping<T>: a guard over a mapped range of a buffer, with typed span-like access.
+///
+/// Mapping rules (identical on every backend, checked before the backend is called):
+/// - two mappings of overlapping bytes of one root buffer may coexist only if both are Access::read;
+///   otherwise map() returns Errc::busy;
+/// - a transfer that writes bytes overlapping any open mapping, or reads bytes overlapping an open
+///   write/write_discard mapping, returns Errc::busy (rect transfers use their bounding byte range);
+/// - Buffer::release() on the handle a mapping was made through returns Errc::busy;
+/// - the guard unmaps in its destructor; unmap() does it early and reports errors.
+#pragma once
+#include <cstddef>
+#include <type_traits>
+
+#include <edgemem/flags.hpp>
+#include <edgemem/result.hpp>
+#include <edgemem/span.hpp>
+
+namespace edgemem {
+
+class Queue;
+namespace detail {
+struct QueueNode;
+struct MemNode;
+}  // namespace detail
+
+/// The untyped part of a mapping: ownership of one mapped range. Move-only.
+class MappingBase {
+ public:
+  /// An empty (unmapped) guard.
+  MappingBase() noexcept = default;
+  MappingBase(MappingBase&& other) noexcept;             ///< takes over `other`, leaving it unmapped
+  MappingBase& operator=(MappingBase&& other) noexcept;  ///< unmaps this, then takes over `other`
+  MappingBase(const MappingBase&) = delete;
+  MappingBase& operator=(const MappingBase&) = delete;
+  ~MappingBase();  ///< unmaps if still mapped (errors are dropped; call unmap() to see them)
+
+  /// Unmaps now (writes back a write mapping). Errc: released (not mapped), backend_failure.
+  /// The guard is unmapped afterwards even on error.
+  [[nodiscard]] Result<void> unmap() noexcept;
+  /// True until unmapped or moved from.
+  [[nodiscard]] bool mapped() const noexcept { return node_ != nullptr; }
+  /// Mapped size in bytes.
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return bytes_; }
+  /// The access the range was mapped with.
+  [[nodiscard]] Access access() const noexcept { return access_; }
+
+ protected:
+  void* raw_ = nullptr;
+  std::size_t bytes_ = 0;
+
+ private:
+  friend class Queue;
+  MappingBase(detail::QueueNode* queue, detail::MemNode* node, unsigned slot, void* raw, std::size_t bytes,
+              Access access) noexcept
+      : raw_(raw), bytes_(bytes), queue_(queue), node_(node), slot_(slot), access_(access) {}
+  detail::QueueNode* queue_ = nullptr;
+  detail::MemNode* node_ = nullptr;
+  unsigned slot_ = 0;
+  Access access_ = Access::read;
+};
+
+/// A mapped range viewed as elements of T (trivially copyable). Obtained from Queue::map<T>().
+template <class T>
+class Mapping : public MappingBase {
+  static_assert(std::is_trivially_copyable_v<T>, "Mapping<T> needs a trivially copyable T");
+
+ public:
+  /// An empty (unmapped) guard.
+  Mapping() noexcept = default;
+  /// Internal: types an untyped mapping (Queue::map checked size and alignment for T).
+  explicit Mapping(MappingBase&& raw) noexcept : MappingBase(std::move(raw)) {}
+
+  /// First element (null when unmapped).
+  [[nodiscard]] T* data() const noexcept { return mapped() ? static_cast<T*>(raw_) : nullptr; }
+  /// Number of elements of T (0 when unmapped).
+  [[nodiscard]] std::size_t size() const noexcept { return mapped() ? bytes_ / sizeof(T) : 0; }
+  /// Element i (i < size()).
+  T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  /// Iterator to the first element.
+  T* begin() const noexcept { return data(); }
+  /// Iterator past the last element.
+  T* end() const noexcept { return data() + size(); }
+  /// The elements as a Span.
+  [[nodiscard]] Span<T> span() const noexcept { return Span<T>(data(), size()); }
+};
+
+}  // namespace edgemem

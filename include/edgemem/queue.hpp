@@ -1,0 +1,136 @@
+/// @file queue.hpp  Queue: an in-order command queue (a stream). Every transfer has a blocking form
+/// and an async form (`*_async`) that takes a wait list and returns the command's Event.
+/// All offsets and sizes are in bytes. Arguments are checked by edgemem before the backend is
+/// called, in this order, so every backend answers bad input alike and a failed call changes nothing:
+/// released handles (Errc::released), wrong context / null pointer / zero size (Errc::invalid_argument),
+/// ranges (Errc::out_of_range), alignment (Errc::misaligned), overlap (Errc::overlap),
+/// host-access flags (Errc::invalid_argument), open mappings (Errc::busy), wait list
+/// (Errc::released for a released event, Errc::exhausted past 32 events).
+#pragma once
+#include <cstddef>
+
+#include <edgemem/backend/active.hpp>
+#include <edgemem/buffer.hpp>
+#include <edgemem/context.hpp>
+#include <edgemem/event.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/mapping.hpp>
+#include <edgemem/rect.hpp>
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+namespace detail {
+struct QueueNode;
+}
+
+/// An in-order command queue on one context.
+class Queue {
+ public:
+  /// Creates an in-order queue on `ctx`. Errc: released, out_of_host_memory, backend_failure.
+  [[nodiscard]] static Result<Queue> create(const Context& ctx) noexcept;
+
+  /// An empty (released) queue.
+  Queue() noexcept = default;
+  Queue(Queue&& other) noexcept;             ///< takes over `other`, leaving it released
+  Queue& operator=(Queue&& other) noexcept;  ///< releases this, then takes over `other`
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+  ~Queue();  ///< release(); pending commands still complete
+
+  /// Waits until every command enqueued so far has completed. Errc: released, backend_failure.
+  [[nodiscard]] Result<void> finish() noexcept;
+
+  /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
+  /// (src null, bytes 0, other context, dst host_read_only/host_no_access), out_of_range, busy.
+  [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
+  /// Async write(); `src` must stay valid until the event completes. Errc: as write(), exhausted.
+  [[nodiscard]] Result<Event> write_async(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
+                                          WaitList waits = {}) noexcept;
+
+  /// Reads `bytes` bytes of `src` at `offset` into `dst`. Errc: released, invalid_argument
+  /// (dst null, bytes 0, other context, src host_write_only/host_no_access), out_of_range, busy.
+  [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
+  /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), exhausted.
+  [[nodiscard]] Result<Event> read_async(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
+                                         WaitList waits = {}) noexcept;
+
+  /// Fills `bytes` bytes of `dst` at `offset` with a repeated pattern of `pattern_bytes` bytes
+  /// (1, 2, 4, 8, 16, 32, 64 or 128). Errc: released, invalid_argument (pattern null or of another size,
+  /// bytes 0, other context, host_read_only/host_no_access), out_of_range, misaligned (offset or bytes
+  /// not a multiple of pattern_bytes), busy.
+  [[nodiscard]] Result<void> fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                                  std::size_t pattern_bytes) noexcept;
+  /// Async fill(). Errc: as fill(), exhausted.
+  [[nodiscard]] Result<Event> fill_async(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                                         std::size_t pattern_bytes, WaitList waits = {}) noexcept;
+
+  /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Errc: released,
+  /// invalid_argument (bytes 0, other context), out_of_range, overlap (ranges overlap within one root
+  /// buffer), busy.
+  [[nodiscard]] Result<void> copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
+                                  std::size_t bytes) noexcept;
+  /// Async copy(). Errc: as copy(), exhausted.
+  [[nodiscard]] Result<Event> copy_async(const Buffer& src, Buffer& dst, std::size_t src_offset,
+                                         std::size_t dst_offset, std::size_t bytes, WaitList waits = {}) noexcept;
+
+  /// Writes a rectangular region from host memory `src` (`src_bytes` long) into `dst`. Errc: released,
+  /// invalid_argument (src null, a region extent 0, a pitch smaller than its row/slice, slice pitch not
+  /// a multiple of row pitch, other context, host access flags), out_of_range (region past the buffer or
+  /// past `src_bytes`, overflow included), busy.
+  [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
+  /// Async write_rect(). Errc: as write_rect(), exhausted.
+  [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
+                                               WaitList waits = {}) noexcept;
+  /// Reads a rectangular region of `src` into host memory `dst` (`dst_bytes` long). Errc: as write_rect().
+  [[nodiscard]] Result<void> read_rect(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes) noexcept;
+  /// Async read_rect(). Errc: as read_rect(), exhausted.
+  [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
+                                              WaitList waits = {}) noexcept;
+  /// Copies a rectangular region between buffers. Errc: as write_rect() for each side, plus overlap
+  /// (the two regions share a byte of one root buffer).
+  [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
+  /// Async copy_rect(). Errc: as copy_rect(), exhausted.
+  [[nodiscard]] Result<Event> copy_rect_async(const Buffer& src, Buffer& dst, const CopyRect& rect,
+                                              WaitList waits = {}) noexcept;
+
+  /// Moves `buf`'s contents to the host or the device (a validated no-op on the host backend).
+  /// Errc: released, invalid_argument (other context), busy (mapped), unsupported (device older than 1.2).
+  [[nodiscard]] Result<void> migrate(Buffer& buf, Migration to) noexcept;
+  /// Async migrate(). Errc: as migrate(), exhausted.
+  [[nodiscard]] Result<Event> migrate_async(Buffer& buf, Migration to, WaitList waits = {}) noexcept;
+
+  /// Maps `bytes` bytes of `buf` at `offset` (blocking) as elements of T; see mapping.hpp for the rules.
+  /// Errc: released, invalid_argument (bytes 0, other context, access forbidden by host flags),
+  /// out_of_range, misaligned (offset not a multiple of alignof(T) or bytes not a multiple of sizeof(T)),
+  /// busy (conflicting mapping), exhausted (the handle already holds max_mappings_per_buffer mappings),
+  /// backend_failure.
+  template <class T = std::byte>
+  [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access, std::size_t offset, std::size_t bytes) noexcept {
+    auto raw = map_bytes(buf, access, offset, bytes, sizeof(T), alignof(T));
+    if (!raw) return fail(raw.error());
+    return Mapping<T>(std::move(*raw));
+  }
+  /// Maps the whole of `buf` as elements of T. Errc: as the ranged map().
+  template <class T = std::byte>
+  [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access) noexcept {
+    return map<T>(buf, access, 0, buf.size());
+  }
+
+  /// The context this queue runs on (null when released).
+  [[nodiscard]] detail::QueueNode* node() const noexcept { return node_; }
+  /// True until released or moved from.
+  [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
+  /// Native queue (cl_command_queue on OpenCL) for interop.
+  [[nodiscard]] backend::Active::NativeQueue native() const noexcept;
+  /// Drops this handle; mappings made on it still unmap on it. Idempotent, never fails.
+  Result<void> release() noexcept;
+
+ private:
+  explicit Queue(detail::QueueNode* node) noexcept : node_(node) {}
+  Result<MappingBase> map_bytes(Buffer& buf, Access access, std::size_t offset, std::size_t bytes,
+                                std::size_t elem_size, std::size_t elem_align) noexcept;
+  detail::QueueNode* node_ = nullptr;
+};
+
+}  // namespace edgemem

@@ -1,0 +1,148 @@
+#include <edgemem/buffer.hpp>
+
+#include "detail/checks.hpp"
+#include "detail/nodes.hpp"
+
+namespace edgemem {
+
+using detail::Backend;
+using detail::MemNode;
+
+namespace {
+
+Result<void> check_flags(MemFlags flags) noexcept {
+  const auto bits = static_cast<std::uint32_t>(flags);
+  const auto device = bits & 3u;
+  const auto host = bits & (7u << 2);
+  if (bits & ~31u) return fail(Errc::invalid_argument, "unknown MemFlags bits");
+  if (device == 3u) return fail(Errc::invalid_argument, "read_only and write_only together");
+  if (host != 0 && (host & (host - 1)) != 0) return fail(Errc::invalid_argument, "more than one host access flag");
+  return {};
+}
+
+Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc, bool wrapped) noexcept {
+  if (cn == nullptr) return fail(Errc::released, "context is released");
+  if (desc.bytes == 0) return fail(Errc::invalid_argument, "size is zero");
+  if (desc.bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
+  EDGEMEM_TRY(check_flags(desc.flags));
+  MemNode* node = detail::make_node<MemNode>();
+  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
+  auto native = Backend::mem_create(cn->native, desc);
+  if (!native) {
+    detail::destroy_node(node);
+    return fail(native.error());
+  }
+  detail::retain(cn);
+  node->ctx = cn;
+  node->bytes = desc.bytes;
+  node->storage = desc.storage;
+  node->flags = desc.flags;
+  node->wrapped = wrapped;
+  node->native = *native;
+  return node;
+}
+
+Backend::MemDesc describe(std::size_t bytes, Storage storage, MemFlags flags) noexcept {
+  Backend::MemDesc desc;
+  desc.bytes = bytes;
+  desc.storage = storage;
+  desc.flags = flags;
+  return desc;
+}
+
+}  // namespace
+
+Result<Buffer> Buffer::create(const Context& ctx, std::size_t bytes, Storage storage, MemFlags flags) noexcept {
+  return make_root(ctx.node(), describe(bytes, storage, flags), false).map([](MemNode* n) { return Buffer(n); });
+}
+
+Result<Buffer> Buffer::from_host(const Context& ctx, const void* data, std::size_t bytes, Storage storage,
+                                 MemFlags flags) noexcept {
+  if (ctx.valid() && data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
+  Backend::MemDesc desc = describe(bytes, storage, flags);
+  desc.copy_from = data;
+  return make_root(ctx.node(), desc, false).map([](MemNode* n) { return Buffer(n); });
+}
+
+Result<Buffer> Buffer::wrap(const Context& ctx, void* data, std::size_t bytes, MemFlags flags) noexcept {
+  if (ctx.valid() && data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
+  Backend::MemDesc desc = describe(bytes, Storage::host, flags);
+  desc.use_host = data;
+  return make_root(ctx.node(), desc, true).map([](MemNode* n) { return Buffer(n); });
+}
+
+Result<Buffer> Buffer::like(const Buffer& other) noexcept {
+  if (other.node_ == nullptr) return fail(Errc::released, "buffer is released");
+  const MemNode& o = *other.node_;
+  return make_root(o.ctx, describe(o.bytes, o.storage, o.flags), false).map([](MemNode* n) { return Buffer(n); });
+}
+
+Buffer::Buffer(Buffer&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }
+
+Buffer& Buffer::operator=(Buffer&& other) noexcept {
+  if (this != &other) {
+    detail::unref(node_);
+    node_ = other.node_;
+    other.node_ = nullptr;
+  }
+  return *this;
+}
+
+Buffer::~Buffer() { detail::unref(node_); }
+
+Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept {
+  if (node_ == nullptr) return fail(Errc::released, "buffer is released");
+  EDGEMEM_TRY(detail::check_range(offset, bytes, node_->bytes));
+  const std::size_t origin = node_->origin + offset;
+  if (origin % node_->ctx->info.base_align_bytes != 0)
+    return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
+  MemNode* node = detail::make_node<MemNode>();
+  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the sub-buffer's bookkeeping");
+  auto native = Backend::mem_sub(node_->root->native, origin, bytes, node_->flags);
+  if (!native) {
+    detail::destroy_node(node);
+    return fail(native.error());
+  }
+  detail::retain(node_->ctx);
+  detail::retain(node_);
+  node->ctx = node_->ctx;
+  node->parent = node_;
+  node->root = node_->root;
+  node->origin = origin;
+  node->bytes = bytes;
+  node->storage = node_->storage;
+  node->flags = node_->flags;
+  node->wrapped = node_->wrapped;
+  node->native = *native;
+  return Buffer(node);
+}
+
+std::size_t Buffer::size() const noexcept { return node_ != nullptr ? node_->bytes : 0; }
+std::size_t Buffer::origin() const noexcept { return node_ != nullptr ? node_->origin : 0; }
+bool Buffer::is_sub() const noexcept { return node_ != nullptr && node_->parent != nullptr; }
+Storage Buffer::storage() const noexcept { return node_ != nullptr ? node_->storage : Storage::device; }
+MemFlags Buffer::flags() const noexcept { return node_ != nullptr ? node_->flags : MemFlags::read_write; }
+
+bool Buffer::is_host_accessible() const noexcept {
+  if (node_ == nullptr) return false;
+  return node_->storage != Storage::device || node_->wrapped || node_->ctx->info.unified_memory;
+}
+
+bool Buffer::shares_root_with(const Buffer& other) const noexcept {
+  return node_ != nullptr && other.node_ != nullptr && node_->root == other.node_->root;
+}
+
+Backend::NativeMem Buffer::native() const noexcept { return node_ != nullptr ? node_->native : Backend::NativeMem{}; }
+
+Result<void> Buffer::release() noexcept {
+  if (node_ == nullptr) return {};
+  {
+    std::lock_guard<std::mutex> lock(node_->root->map_lock);
+    if (node_->map_count != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
+  }
+  detail::unref(node_);
+  node_ = nullptr;
+  return {};
+}
+
+}  // namespace edgemem

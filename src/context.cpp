@@ -1,0 +1,51 @@
+#include <edgemem/context.hpp>
+
+#include "detail/nodes.hpp"
+
+namespace edgemem {
+
+using detail::Backend;
+
+Result<Context> Context::create(const DeviceSelector& selector) noexcept {
+  auto* node = detail::make_node<detail::ContextNode>();
+  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the context");
+  auto native = Backend::context_create(selector, node->info);
+  if (!native) {
+    detail::destroy_node(node);
+    return fail(native.error());
+  }
+  node->native = *native;
+  return Context(node);
+}
+
+Context::Context(Context&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }
+
+Context& Context::operator=(Context&& other) noexcept {
+  if (this != &other) {
+    (void)release();
+    node_ = other.node_;
+    other.node_ = nullptr;
+  }
+  return *this;
+}
+
+Context::~Context() { (void)release(); }
+
+const DeviceInfo& Context::info() const noexcept {
+  static const DeviceInfo empty{};
+  return node_ != nullptr ? node_->info : empty;
+}
+
+std::size_t Context::base_align() const noexcept { return info().base_align_bytes; }
+
+Backend::NativeContext Context::native() const noexcept {
+  return node_ != nullptr ? node_->native : Backend::NativeContext{};
+}
+
+Result<void> Context::release() noexcept {
+  detail::unref(node_);
+  node_ = nullptr;
+  return {};
+}
+
+}  // namespace edgemem

@@ -1,0 +1,110 @@
+#include "detail/checks.hpp"
+
+#include <algorithm>
+
+namespace edgemem::detail {
+
+namespace {
+bool mul_overflows(std::size_t a, std::size_t b, std::size_t& out) noexcept {
+  return __builtin_mul_overflow(a, b, &out);
+}
+bool add_overflows(std::size_t a, std::size_t b, std::size_t& out) noexcept {
+  return __builtin_add_overflow(a, b, &out);
+}
+}  // namespace
+
+Result<void> check_range(std::size_t offset, std::size_t bytes, std::size_t size) noexcept {
+  if (bytes == 0) return fail(Errc::invalid_argument, "size is zero");
+  if (offset > size || bytes > size - offset) return fail(Errc::out_of_range, "offset + size is past the end");
+  return {};
+}
+
+Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, std::size_t limit,
+                                   ByteRange& span) noexcept {
+  if (region.x == 0 || region.y == 0 || region.z == 0) return fail(Errc::invalid_argument, "rect region has a zero extent");
+  RectSide r = side;
+  if (r.row_pitch == 0) r.row_pitch = region.x;
+  if (r.row_pitch < region.x) return fail(Errc::invalid_argument, "row pitch is smaller than region.x");
+  std::size_t min_slice = 0;
+  if (mul_overflows(region.y, r.row_pitch, min_slice)) return fail(Errc::out_of_range, "rect slice size overflows");
+  if (r.slice_pitch == 0) r.slice_pitch = min_slice;
+  if (r.slice_pitch < min_slice) return fail(Errc::invalid_argument, "slice pitch is smaller than region.y * row pitch");
+  if (r.slice_pitch % r.row_pitch != 0) return fail(Errc::invalid_argument, "slice pitch is not a multiple of row pitch");
+
+  std::size_t first = 0, t = 0, last = 0;
+  bool bad = mul_overflows(r.origin.z, r.slice_pitch, first) || mul_overflows(r.origin.y, r.row_pitch, t) ||
+             add_overflows(first, t, first) || add_overflows(first, r.origin.x, first);
+  bad = bad || mul_overflows(region.z - 1, r.slice_pitch, last) || mul_overflows(region.y - 1, r.row_pitch, t) ||
+        add_overflows(last, t, last) || add_overflows(last, region.x, last) || add_overflows(last, first, last);
+  if (bad) return fail(Errc::out_of_range, "rect offset overflows");
+  if (last > limit) return fail(Errc::out_of_range, "rect region is past the end");
+  span = ByteRange{first, last};
+  return r;
+}
+
+bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, const RectSide& b,
+                   const Extent3& region) noexcept {
+  const std::size_t w = region.x;
+  auto first_of = [](const RectSide& s) { return s.origin.z * s.slice_pitch + s.origin.y * s.row_pitch + s.origin.x; };
+  const std::size_t a0 = base_a + first_of(a);
+  const std::size_t b0 = base_b + first_of(b);
+  const ByteRange ba{a0, a0 + (region.z - 1) * a.slice_pitch + (region.y - 1) * a.row_pitch + w};
+  const ByteRange bb{b0, b0 + (region.z - 1) * b.slice_pitch + (region.y - 1) * b.row_pitch + w};
+  if (!intersects(ba, bb)) return false;
+  // Exact test: does any row [s, s + w) of a meet any row of b? For each slice of b the rows that
+  // can meet it form an index interval, computed in O(1).
+  for (std::size_t za = 0; za < region.z; ++za) {
+    for (std::size_t ya = 0; ya < region.y; ++ya) {
+      const std::size_t s = a0 + za * a.slice_pitch + ya * a.row_pitch;
+      for (std::size_t zb = 0; zb < region.z; ++zb) {
+        const std::size_t base = b0 + zb * b.slice_pitch;
+        if (s + w <= base) continue;  // every row of this slice starts after the a-row ends
+        // rows yb with base + yb*rp < s + w  ->  yb < ceil((s + w - base) / rp)
+        const std::size_t y_end = std::min<std::size_t>(region.y, (s + w - base + b.row_pitch - 1) / b.row_pitch);
+        // rows yb with base + yb*rp + w > s
+        const std::size_t y_begin = (s < base + w) ? 0 : (s - w - base) / b.row_pitch + 1;
+        if (y_begin < y_end) return true;
+      }
+    }
+  }
+  return false;
+}
+
+Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept {
+  if (has(flags, MemFlags::host_no_access) && (host_reads || host_writes))
+    return fail(Errc::invalid_argument, "buffer was created host_no_access");
+  if (host_reads && has(flags, MemFlags::host_write_only))
+    return fail(Errc::invalid_argument, "buffer was created host_write_only");
+  if (host_writes && has(flags, MemFlags::host_read_only))
+    return fail(Errc::invalid_argument, "buffer was created host_read_only");
+  return {};
+}
+
+bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept {
+  for (const MemNode* n = root->mapped_head; n != nullptr; n = n->mapped_next) {
+    for (const MapSlot& s : n->slots) {
+      if (s.used && intersects(range, ByteRange{s.begin, s.end}) && (writes || s.access != Access::read)) return true;
+    }
+  }
+  return false;
+}
+
+Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes) noexcept {
+  MemNode* root = node->root;
+  if (root->mapped_nodes.load(std::memory_order_acquire) == 0) return {};
+  std::lock_guard<std::mutex> lock(root->map_lock);
+  if (mapping_conflicts_locked(root, ByteRange{range.begin + node->origin, range.end + node->origin}, writes))
+    return fail(Errc::busy, "range is mapped");
+  return {};
+}
+
+Result<void> gather_waits(WaitList waits, Backend::NativeEvent (&out)[max_wait_events]) noexcept {
+  if (waits.size() > max_wait_events) return fail(Errc::exhausted, "wait list holds more than 32 events");
+  for (std::size_t i = 0; i < waits.size(); ++i) {
+    if (!waits[i].valid()) return fail(Errc::released, "wait list holds a released event");
+    out[i] = waits[i].native();
+  }
+  return {};
+}
+
+}  // namespace edgemem::detail

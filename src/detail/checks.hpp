@@ -1,0 +1,52 @@
+// Argument checks shared by every backend: ranges, rects, alignment, host access, mappings.
+// Each returns the Errc the public documentation promises; none changes any object.
+#pragma once
+#include <cstddef>
+
+#include <edgemem/event.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/rect.hpp>
+#include <edgemem/result.hpp>
+
+#include "detail/nodes.hpp"
+
+namespace edgemem::detail {
+
+/// A byte range [begin, end).
+struct ByteRange {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+/// invalid_argument when bytes == 0; out_of_range when offset + bytes passes `size` (overflow included).
+Result<void> check_range(std::size_t offset, std::size_t bytes, std::size_t size) noexcept;
+
+/// Resolves zero pitches of `side` for `region` and checks it fits in `limit` bytes. Returns the
+/// resolved side; `span` receives its bounding byte range. Errc: invalid_argument, out_of_range.
+Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, std::size_t limit,
+                                   ByteRange& span) noexcept;
+
+/// True when two resolved rect sides of the same region share a byte; bases are byte offsets in one root.
+bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, const RectSide& b,
+                   const Extent3& region) noexcept;
+
+/// invalid_argument when the buffer's host-access flags forbid the host reading/writing it.
+Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept;
+
+/// busy when [range) of `node` (node-relative) conflicts with an open mapping of its root:
+/// any overlap when `writes`, overlap with a write/write_discard mapping otherwise.
+Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes) noexcept;
+
+/// True when root-relative `range` conflicts with an open mapping of `root`; caller holds root->map_lock.
+bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept;
+
+/// Most events a wait list may hold.
+inline constexpr std::size_t max_wait_events = 32;
+
+/// Copies the native events of `waits` into `out`. Errc: released (an event is released), exhausted (> 32).
+Result<void> gather_waits(WaitList waits, Backend::NativeEvent (&out)[max_wait_events]) noexcept;
+
+/// True when [a) and [b) share a byte.
+constexpr bool intersects(ByteRange a, ByteRange b) noexcept { return a.begin < b.end && b.begin < a.end; }
+
+}  // namespace edgemem::detail

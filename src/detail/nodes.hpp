@@ -1,0 +1,88 @@
+// Shared state behind the public handles. Reference counted, allocated through the allocator
+// policy, so no handle operation touches the C++ heap with allocator=static.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <utility>
+
+#include <edgemem/allocator.hpp>
+#include <edgemem/backend/active.hpp>
+#include <edgemem/config.hpp>
+#include <edgemem/device.hpp>
+#include <edgemem/flags.hpp>
+
+namespace edgemem::detail {
+
+using Backend = backend::Active;
+
+/// Constructs a T in allocator-policy memory; null when the policy is out of memory.
+template <class T, class... Args>
+T* make_node(Args&&... args) noexcept {
+  void* p = DefaultAllocator::allocate(sizeof(T), alignof(T));
+  return p ? new (p) T(std::forward<Args>(args)...) : nullptr;
+}
+
+/// Destroys a T made by make_node.
+template <class T>
+void destroy_node(T* node) noexcept {
+  node->~T();
+  DefaultAllocator::deallocate(node, sizeof(T), alignof(T));
+}
+
+struct ContextNode {
+  std::atomic<std::uint32_t> refs{1};
+  Backend::NativeContext native{};
+  DeviceInfo info{};
+};
+
+struct QueueNode {
+  std::atomic<std::uint32_t> refs{1};
+  ContextNode* ctx = nullptr;  // holds a reference
+  Backend::NativeQueue native{};
+};
+
+/// One open mapping, as a byte range of the root buffer.
+struct MapSlot {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  void* host = nullptr;
+  Access access = Access::read;
+  bool used = false;
+};
+
+struct MemNode {
+  std::atomic<std::uint32_t> refs{1};
+  ContextNode* ctx = nullptr;  // holds a reference
+  MemNode* parent = nullptr;   // holds a reference; null for a root
+  MemNode* root = this;        // the root allocation (this for a root)
+  std::size_t origin = 0;      // byte offset within the root
+  std::size_t bytes = 0;
+  Storage storage = Storage::device;
+  MemFlags flags = MemFlags::read_write;
+  bool wrapped = false;
+  Backend::NativeMem native{};
+
+  // Mappings made through this node; guarded by root->map_lock.
+  unsigned map_count = 0;
+  MapSlot slots[EDGEMEM_MAX_MAPPINGS_PER_BUFFER];
+  MemNode* mapped_next = nullptr;
+  MemNode* mapped_prev = nullptr;
+
+  // Root only: the nodes of this root that hold mappings.
+  std::mutex map_lock;
+  std::atomic<unsigned> mapped_nodes{0};
+  MemNode* mapped_head = nullptr;
+};
+
+inline void retain(ContextNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+inline void retain(QueueNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+inline void retain(MemNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+
+/// Drops one reference; the last one releases the native object and the node.
+void unref(ContextNode* n) noexcept;
+void unref(QueueNode* n) noexcept;
+void unref(MemNode* n) noexcept;
+
+}  // namespace edgemem::detail

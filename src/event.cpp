@@ -1,0 +1,51 @@
+#include <edgemem/event.hpp>
+
+#include "detail/nodes.hpp"
+
+namespace edgemem {
+
+using detail::Backend;
+
+Event Event::adopt_native(Backend::NativeEvent native) noexcept {
+  Event e;
+  e.native_ = native;
+  e.valid_ = true;
+  return e;
+}
+
+Event::Event(Event&& other) noexcept : native_(other.native_), valid_(other.valid_) {
+  other.native_ = Backend::NativeEvent{};
+  other.valid_ = false;
+}
+
+Event& Event::operator=(Event&& other) noexcept {
+  if (this != &other) {
+    (void)release();
+    native_ = other.native_;
+    valid_ = other.valid_;
+    other.native_ = Backend::NativeEvent{};
+    other.valid_ = false;
+  }
+  return *this;
+}
+
+Event::~Event() { (void)release(); }
+
+Result<void> Event::wait() const noexcept {
+  if (!valid_) return fail(Errc::released, "event is released");
+  return Backend::event_wait(native_);
+}
+
+Result<bool> Event::is_complete() const noexcept {
+  if (!valid_) return fail(Errc::released, "event is released");
+  return Backend::event_complete(native_);
+}
+
+Result<void> Event::release() noexcept {
+  if (valid_) Backend::event_release(native_);
+  native_ = Backend::NativeEvent{};
+  valid_ = false;
+  return {};
+}
+
+}  // namespace edgemem

@@ -1,0 +1,69 @@
+// Host backend: the emulated device, queues and events. Commands run at enqueue, in order, so an
+// event is complete once its command returns.
+#include <cstring>
+
+#include <edgemem/allocator.hpp>
+#include <edgemem/backend/host.hpp>
+#include <edgemem/config.hpp>
+
+#include "detail/device_env.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+const char kHostDevice = 0;
+
+constexpr std::size_t host_max_alloc() noexcept {
+#if EDGEMEM_ALLOCATOR_STATIC
+  return EDGEMEM_STATIC_ARENA_BYTES < EDGEMEM_HOST_MAX_ALLOC_BYTES ? EDGEMEM_STATIC_ARENA_BYTES
+                                                                    : EDGEMEM_HOST_MAX_ALLOC_BYTES;
+#else
+  return EDGEMEM_HOST_MAX_ALLOC_BYTES;
+#endif
+}
+
+void copy_text(char (&dst)[128], const char* src) noexcept {
+  std::strncpy(dst, src, sizeof dst - 1);
+  dst[sizeof dst - 1] = '\0';
+}
+}  // namespace
+
+Result<Host::NativeContext> Host::context_create(const DeviceSelector& selector, DeviceInfo& info) noexcept {
+  EDGEMEM_TRY_ASSIGN(const DeviceSelector sel, detail::apply_device_env(selector));
+  if (sel.type != DeviceType::any && sel.type != DeviceType::cpu)
+    return fail(Errc::unsupported, "the host backend has only a cpu device");
+  if (sel.platform_index > 0) return fail(Errc::invalid_argument, "platform index out of range (host has 1)");
+  if (sel.device_index > 0) return fail(Errc::invalid_argument, "device index out of range (host has 1)");
+  copy_text(info.name, "edgemem host (emulated device)");
+  copy_text(info.version, "edgemem host backend " EDGEMEM_VERSION);
+  info.backend = name;
+  info.max_alloc_bytes = host_max_alloc();
+  info.global_mem_bytes = host_max_alloc();
+  info.base_align_bytes = EDGEMEM_HOST_BASE_ALIGN;
+  info.unified_memory = true;
+  info.version_major = 1;
+  info.version_minor = 2;
+  return NativeContext{&kHostDevice};
+}
+
+void Host::context_release(NativeContext& ctx) noexcept { ctx.device = nullptr; }
+
+Result<Host::NativeQueue> Host::queue_create(const NativeContext&) noexcept {
+  void* p = DefaultAllocator::allocate(sizeof(std::uint64_t), alignof(std::uint64_t));
+  if (p == nullptr) return fail(Errc::out_of_host_memory, "no memory for the queue");
+  auto* counter = static_cast<std::uint64_t*>(p);
+  *counter = 0;
+  return counter;
+}
+
+void Host::queue_release(NativeQueue q) noexcept {
+  DefaultAllocator::deallocate(q, sizeof(std::uint64_t), alignof(std::uint64_t));
+}
+
+Result<void> Host::queue_finish(NativeQueue) noexcept { return {}; }
+
+Result<void> Host::event_wait(NativeEvent) noexcept { return {}; }
+Result<bool> Host::event_complete(NativeEvent) noexcept { return true; }
+void Host::event_release(NativeEvent) noexcept {}
+
+}  // namespace edgemem::backend

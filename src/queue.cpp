@@ -1,0 +1,171 @@
+// Queue lifetime and the linear transfers: write, read, fill, copy, migrate.
+#include <edgemem/queue.hpp>
+
+#include "detail/checks.hpp"
+#include "detail/nodes.hpp"
+#include "detail/submit.hpp"
+
+namespace edgemem {
+
+using detail::Backend;
+using detail::ByteRange;
+using detail::MemNode;
+using detail::QueueNode;
+
+namespace {
+
+Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
+                           WaitList waits, Event* out) noexcept {
+  EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, dst));
+  if (src == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
+  EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
+  EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
+  EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
+  return detail::submit(waits, out, [&](const Backend::Sync& s) {
+    return Backend::write(q->native, n->native, offset, src, bytes, s);
+  });
+}
+
+Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
+                          WaitList waits, Event* out) noexcept {
+  EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, src));
+  if (dst == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
+  EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
+  EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
+  EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
+  return detail::submit(waits, out, [&](const Backend::Sync& s) {
+    return Backend::read(q->native, n->native, offset, dst, bytes, s);
+  });
+}
+
+bool valid_pattern_size(std::size_t p) noexcept { return p >= 1 && p <= 128 && (p & (p - 1)) == 0; }
+
+Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                          std::size_t pattern_bytes, WaitList waits, Event* out) noexcept {
+  EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, dst));
+  if (pattern == nullptr) return fail(Errc::invalid_argument, "pattern pointer is null");
+  if (!valid_pattern_size(pattern_bytes))
+    return fail(Errc::invalid_argument, "pattern size must be 1, 2, 4, 8, 16, 32, 64 or 128 bytes");
+  EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
+  if (offset % pattern_bytes != 0 || bytes % pattern_bytes != 0)
+    return fail(Errc::misaligned, "fill offset and size must be multiples of the pattern size");
+  EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
+  EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
+  return detail::submit(waits, out, [&](const Backend::Sync& s) {
+    return Backend::fill(q->native, n->native, offset, bytes, pattern, pattern_bytes, s);
+  });
+}
+
+Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
+                          std::size_t bytes, WaitList waits, Event* out) noexcept {
+  EDGEMEM_TRY_ASSIGN(MemNode* s, detail::use(q, src));
+  EDGEMEM_TRY_ASSIGN(MemNode* d, detail::use(q, dst));
+  EDGEMEM_TRY(detail::check_range(src_offset, bytes, s->bytes));
+  EDGEMEM_TRY(detail::check_range(dst_offset, bytes, d->bytes));
+  if (s->root == d->root &&
+      detail::intersects(ByteRange{s->origin + src_offset, s->origin + src_offset + bytes},
+                         ByteRange{d->origin + dst_offset, d->origin + dst_offset + bytes}))
+    return fail(Errc::overlap, "copy source and destination overlap");
+  EDGEMEM_TRY(detail::check_not_mapped(s, ByteRange{src_offset, src_offset + bytes}, false));
+  EDGEMEM_TRY(detail::check_not_mapped(d, ByteRange{dst_offset, dst_offset + bytes}, true));
+  return detail::submit(waits, out, [&](const Backend::Sync& sy) {
+    return Backend::copy(q->native, s->native, d->native, src_offset, dst_offset, bytes, sy);
+  });
+}
+
+Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList waits, Event* out) noexcept {
+  EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, buf));
+  if (to != Migration::to_device && to != Migration::to_host && to != Migration::to_device_discard)
+    return fail(Errc::invalid_argument, "unknown migration target");
+  EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{0, n->bytes}, true));
+  return detail::submit(waits, out, [&](const Backend::Sync& s) { return Backend::migrate(q->native, n->native, to, s); });
+}
+
+}  // namespace
+
+Result<Queue> Queue::create(const Context& ctx) noexcept {
+  detail::ContextNode* cn = ctx.node();
+  if (cn == nullptr) return fail(Errc::released, "context is released");
+  auto* node = detail::make_node<QueueNode>();
+  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the queue");
+  auto native = Backend::queue_create(cn->native);
+  if (!native) {
+    detail::destroy_node(node);
+    return fail(native.error());
+  }
+  detail::retain(cn);
+  node->ctx = cn;
+  node->native = *native;
+  return Queue(node);
+}
+
+Queue::Queue(Queue&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }
+
+Queue& Queue::operator=(Queue&& other) noexcept {
+  if (this != &other) {
+    (void)release();
+    node_ = other.node_;
+    other.node_ = nullptr;
+  }
+  return *this;
+}
+
+Queue::~Queue() { (void)release(); }
+
+Result<void> Queue::release() noexcept {
+  detail::unref(node_);
+  node_ = nullptr;
+  return {};
+}
+
+Backend::NativeQueue Queue::native() const noexcept { return node_ != nullptr ? node_->native : Backend::NativeQueue{}; }
+
+Result<void> Queue::finish() noexcept {
+  if (node_ == nullptr) return fail(Errc::released, "queue is released");
+  return Backend::queue_finish(node_->native);
+}
+
+Result<void> Queue::write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept {
+  return enqueue_write(node_, dst, offset, src, bytes, {}, nullptr);
+}
+Result<Event> Queue::write_async(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
+                                 WaitList waits) noexcept {
+  return detail::as_async([&](Event* e) { return enqueue_write(node_, dst, offset, src, bytes, waits, e); });
+}
+
+Result<void> Queue::read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept {
+  return enqueue_read(node_, src, offset, dst, bytes, {}, nullptr);
+}
+Result<Event> Queue::read_async(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
+                                WaitList waits) noexcept {
+  return detail::as_async([&](Event* e) { return enqueue_read(node_, src, offset, dst, bytes, waits, e); });
+}
+
+Result<void> Queue::fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                         std::size_t pattern_bytes) noexcept {
+  return enqueue_fill(node_, dst, offset, bytes, pattern, pattern_bytes, {}, nullptr);
+}
+Result<Event> Queue::fill_async(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
+                                std::size_t pattern_bytes, WaitList waits) noexcept {
+  return detail::as_async(
+      [&](Event* e) { return enqueue_fill(node_, dst, offset, bytes, pattern, pattern_bytes, waits, e); });
+}
+
+Result<void> Queue::copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
+                         std::size_t bytes) noexcept {
+  return enqueue_copy(node_, src, dst, src_offset, dst_offset, bytes, {}, nullptr);
+}
+Result<Event> Queue::copy_async(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
+                                std::size_t bytes, WaitList waits) noexcept {
+  return detail::as_async(
+      [&](Event* e) { return enqueue_copy(node_, src, dst, src_offset, dst_offset, bytes, waits, e); });
+}
+
+Result<void> Queue::migrate(Buffer& buf, Migration to) noexcept {
+  return enqueue_migrate(node_, buf, to, {}, nullptr);
+}
+Result<Event> Queue::migrate_async(Buffer& buf, Migration to, WaitList waits) noexcept {
+  return detail::as_async([&](Event* e) { return enqueue_migrate(node_, buf, to, waits, e); });
+}
+
+}  // namespace edgemem
