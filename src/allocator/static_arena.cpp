@@ -57,11 +57,11 @@ std::uintptr_t align_up(std::uintptr_t v, std::uintptr_t a) noexcept { return (v
 void* StaticArenaAllocator::allocate(std::size_t bytes, std::size_t align) noexcept {
   std::lock_guard<std::mutex> lock(g_lock);
   ensure_ready();
-  if (align < kGranule) align = kGranule;
-  if (bytes == 0 || bytes > kArenaBytes || align > kArenaBytes || (align & (align - 1)) != 0) {
+  if (bytes == 0 || bytes > kArenaBytes || align == 0 || align > kArenaBytes || (align & (align - 1)) != 0) {
     ++g_stats.failures;
     return nullptr;
   }
+  if (align < kGranule) align = kGranule;
   const std::uintptr_t need = align_up(bytes, kGranule);
   for (Block* b = reinterpret_cast<Block*>(g_arena); b != nullptr; b = next_of(b)) {
     if (b->used) continue;
