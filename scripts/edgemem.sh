@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# edgemem's one entry point for a fresh Debian/Ubuntu machine.
+#   scripts/edgemem.sh demo   install what is missing, build the default configuration, run the demo
+#   scripts/edgemem.sh test   install what is missing, build every configuration CI checks, run every suite
+#   scripts/edgemem.sh setup  only install what is missing
+# Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(meson ninja-build pkg-config cmake g++ clang python3
+          libexpected-dev doctest-dev opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd)
+
+log() { printf '\n== %s\n' "$*"; }
+
+setup() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  log "installing: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# configure DIR [meson options...]: a fresh build dir each time, so a stale one never hides a failure.
+configure() {
+  local dir=$1; shift
+  rm -rf "$dir"
+  meson setup "$dir" "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; return 1; }
+  sed -n '/^  edgemem$/,/^$/p' "$dir.configure.log"
+}
+
+build_and_test() {
+  local dir=$1; shift
+  log "configuration $dir: $*"
+  configure "$dir" -Dwerror=true "$@"
+  ninja -C "$dir" >/dev/null
+  meson test -C "$dir" --print-errorlogs --num-processes 2 | tee "$dir.test.log"
+  local ok fail
+  ok=$(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' "$dir.test.log")
+  fail=$(sed -n 's/^Fail: *\([0-9]*\).*/\1/p' "$dir.test.log")
+  TOTAL_OK=$((TOTAL_OK + ${ok:-0}))
+  TOTAL_FAIL=$((TOTAL_FAIL + ${fail:-0}))
+}
+TOTAL_OK=0
+TOTAL_FAIL=0
+
+demo() {
+  setup
+  configure build
+  ninja -C build examples/frame_pipeline >/dev/null
+  ./build/examples/frame_pipeline "$@"
+}
+
+test_all() {
+  setup
+  build_and_test build-test-host -Dmemory_backend=host
+  build_and_test build-test-host-static -Dmemory_backend=host -Dallocator=static
+  if [ -d src/opencl ]; then
+    build_and_test build-test-opencl -Dmemory_backend=opencl
+  fi
+  CXX=clang++ build_and_test build-test-clang-host -Dmemory_backend=host
+  ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    CXX=clang++ build_and_test build-test-asan-host -Dmemory_backend=host -Db_sanitize=address,undefined \
+    -Db_lundef=false -Dbuildtype=debug
+  log "all configurations passed"
+  echo "$TOTAL_OK passed, $TOTAL_FAIL failed"
+}
+
+case "${1:-}" in
+  setup) setup ;;
+  demo) shift; demo "$@" ;;
+  test) test_all ;;
+  *) echo "usage: $0 demo|test|setup" >&2; exit 2 ;;
+esac
