@@ -1,0 +1,145 @@
+// Overhead of edgemem over the raw OpenCL C API, measured in one run on the same device, queue
+// and buffers. Each case alternates a raw and an edgemem repetition and reports the medians:
+//   case=<name> raw_us=<x> edgemem_us=<y> ratio=<y/x>
+// Usage: opencl_overhead [--quick]   (--quick: fewer repetitions, for CI smoke runs)
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include <edgemem/edgemem.hpp>
+
+using namespace edgemem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+template <class F>
+double time_us(F&& f) {
+  const auto t0 = Clock::now();
+  f();
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+bool g_failed = false;
+void check(bool ok, const char* what) {
+  if (!ok && !g_failed) std::fprintf(stderr, "opencl_overhead: %s failed\n", what);
+  g_failed = g_failed || !ok;
+}
+
+// Runs `reps` alternating repetitions of raw() and mine(); `settle` runs untimed after each.
+template <class Raw, class Mine, class Settle>
+void run_case(const char* name, int reps, Raw&& raw, Mine&& mine, Settle&& settle) {
+  std::vector<double> r, m;
+  for (int i = 0; i < reps; ++i) {
+    r.push_back(time_us(raw));
+    settle();
+    m.push_back(time_us(mine));
+    settle();
+  }
+  const double rm = median(r), mm = median(m);
+  std::printf("case=%s raw_us=%.3f edgemem_us=%.3f ratio=%.3f\n", name, rm, mm, rm > 0 ? mm / rm : 0.0);
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  const int small_reps = quick ? 200 : 5000;
+  const int big_reps = quick ? 5 : 41;
+  const std::size_t big = 64u << 20;
+
+  auto ctx = Context::create();
+  if (!ctx) {
+    std::fprintf(stderr, "Context::create: %s (%s)\n", to_string(ctx.error().code), ctx.error().message);
+    return 1;
+  }
+  auto q = Queue::create(*ctx);
+  auto small_buf = Buffer::create(*ctx, 4096);
+  auto big_buf = Buffer::create(*ctx, big);
+  if (!q || !small_buf || !big_buf) return 1;
+  std::printf("device=\"%s\" version=\"%s\"\n", ctx->info().name, ctx->info().version);
+
+  cl_command_queue cq = q->native();
+  cl_mem small_mem = small_buf->native();
+  cl_mem big_mem = big_buf->native();
+  std::vector<unsigned char> host(big);
+  for (std::size_t i = 0; i < big; ++i) host[i] = static_cast<unsigned char>(i * 13 + 1);
+  std::uint32_t word = 0xDEADBEEF;
+  auto finish = [&] { clFinish(cq); };
+  auto nothing = [] {};
+
+  // Warm up: first touches allocate on many drivers.
+  check(q->write(*big_buf, 0, host.data(), big).has_value(), "warm-up write");
+  check(q->write(*small_buf, 0, &word, 4).has_value(), "warm-up small write");
+
+  run_case("write_4B_blocking", small_reps,
+           [&] { check(clEnqueueWriteBuffer(cq, small_mem, CL_TRUE, 0, 4, &word, 0, nullptr, nullptr) == CL_SUCCESS, "raw write"); },
+           [&] { check(q->write(*small_buf, 0, &word, 4).has_value(), "write"); }, nothing);
+
+  run_case("write_4B_async_enqueue", small_reps,
+           [&] {
+             cl_event e = nullptr;
+             check(clEnqueueWriteBuffer(cq, small_mem, CL_FALSE, 0, 4, &word, 0, nullptr, &e) == CL_SUCCESS, "raw write async");
+             clReleaseEvent(e);
+           },
+           [&] {
+             auto e = q->write_async(*small_buf, 0, &word, 4);
+             check(e.has_value(), "write_async");
+           },
+           finish);
+
+  run_case("write_64MiB", big_reps,
+           [&] { check(clEnqueueWriteBuffer(cq, big_mem, CL_TRUE, 0, big, host.data(), 0, nullptr, nullptr) == CL_SUCCESS, "raw write 64M"); },
+           [&] { check(q->write(*big_buf, 0, host.data(), big).has_value(), "write 64M"); }, nothing);
+
+  run_case("read_64MiB", big_reps,
+           [&] { check(clEnqueueReadBuffer(cq, big_mem, CL_TRUE, 0, big, host.data(), 0, nullptr, nullptr) == CL_SUCCESS, "raw read 64M"); },
+           [&] { check(q->read(*big_buf, 0, host.data(), big).has_value(), "read 64M"); }, nothing);
+
+  auto raw_map = [&](cl_map_flags flags) {
+    cl_int err = CL_SUCCESS;
+    void* p = clEnqueueMapBuffer(cq, big_mem, CL_TRUE, flags, 0, big, 0, nullptr, nullptr, &err);
+    check(err == CL_SUCCESS, "raw map");
+    static_cast<volatile unsigned char*>(p)[0] = 1;
+    check(clEnqueueUnmapMemObject(cq, big_mem, p, 0, nullptr, nullptr) == CL_SUCCESS, "raw unmap");
+    clFinish(cq);
+  };
+  auto my_map = [&](Access access) {
+    {
+      auto m = q->map<unsigned char>(*big_buf, access);
+      check(m.has_value(), "map");
+      if (m) static_cast<volatile unsigned char*>(m->data())[0] = 1;
+    }
+    check(q->finish().has_value(), "finish");
+  };
+  run_case("map_unmap_64MiB_write_discard", big_reps, [&] { raw_map(CL_MAP_WRITE_INVALIDATE_REGION); },
+           [&] { my_map(Access::write_discard); }, nothing);
+  run_case("map_unmap_64MiB_read", big_reps, [&] { raw_map(CL_MAP_READ); }, [&] { my_map(Access::read); }, nothing);
+
+  const std::size_t align = ctx->base_align();
+  run_case("sub_buffer_create_release", small_reps,
+           [&] {
+             cl_buffer_region region{align, align};
+             cl_int err = CL_SUCCESS;
+             cl_mem s = clCreateSubBuffer(small_mem, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &err);
+             check(err == CL_SUCCESS, "raw sub");
+             clReleaseMemObject(s);
+           },
+           [&] {
+             auto s = small_buf->sub(align, align);
+             check(s.has_value(), "sub");
+           },
+           nothing);
+  return g_failed ? 1 : 0;
+}
