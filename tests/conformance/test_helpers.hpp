@@ -132,6 +132,37 @@ struct Fixture {
   edgemem::Buffer scratch_;
 };
 
+/// The async form's outcome as a Result<void>: its error, or the result of waiting for its event.
+inline edgemem::Result<void> settle(edgemem::Result<edgemem::Event> r) {
+  if (!r) return edgemem::fail(r.error());
+  return r->wait();
+}
+
+/// A buffer of `n` random bytes on a second context (for wrong-context checks).
+struct OtherContext {
+  edgemem::Context ctx;
+  edgemem::Queue q;
+  edgemem::Buffer buf;
+  Bytes contents;
+  explicit OtherContext(std::size_t n) {
+    auto c = edgemem::Context::create();
+    REQUIRE_MESSAGE(static_cast<bool>(c), "second Context::create -> " << describe(c));
+    ctx = std::move(*c);
+    contents = random_bytes(n);
+    auto b = edgemem::Buffer::from_host(ctx, contents.data(), n);
+    REQUIRE_MESSAGE(static_cast<bool>(b), "Buffer::from_host on the second context -> " << describe(b));
+    buf = std::move(*b);
+    auto qq = edgemem::Queue::create(ctx);
+    REQUIRE_MESSAGE(static_cast<bool>(qq), "Queue::create on the second context -> " << describe(qq));
+    q = std::move(*qq);
+  }
+  /// True when the buffer still holds `contents`.
+  bool unchanged() {
+    Bytes out(contents.size());
+    return q.read(buf, 0, out.data(), out.size()) && out == contents;
+  }
+};
+
 /// Calls a = std::move(b) through references, so the compiler cannot see a self-move.
 template <class T>
 void move_assign(T& a, T& b) {
