@@ -1,0 +1,81 @@
+// OpenCL backend: memory objects (buffers, sub-buffers) and mappings.
+#include <cstdint>
+
+#include "opencl/cl.hpp"
+#include "opencl/cl_error.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+
+cl_mem_flags cl_flags_of(const OpenCL::MemDesc& desc) noexcept {
+  cl_mem_flags f = 0;
+  if (has(desc.flags, MemFlags::read_only)) f |= CL_MEM_READ_ONLY;
+  else if (has(desc.flags, MemFlags::write_only)) f |= CL_MEM_WRITE_ONLY;
+  else f |= CL_MEM_READ_WRITE;
+  if (has(desc.flags, MemFlags::host_read_only)) f |= CL_MEM_HOST_READ_ONLY;
+  if (has(desc.flags, MemFlags::host_write_only)) f |= CL_MEM_HOST_WRITE_ONLY;
+  if (has(desc.flags, MemFlags::host_no_access)) f |= CL_MEM_HOST_NO_ACCESS;
+  if (desc.use_host != nullptr) {
+    f |= CL_MEM_USE_HOST_PTR;  // exclusive with ALLOC_HOST_PTR and COPY_HOST_PTR
+  } else {
+    if (desc.storage == Storage::host || desc.storage == Storage::shared) f |= CL_MEM_ALLOC_HOST_PTR;
+    if (desc.copy_from != nullptr) f |= CL_MEM_COPY_HOST_PTR;
+  }
+  return f;
+}
+
+cl_map_flags map_flags_of(Access access) noexcept {
+  switch (access) {
+    case Access::read: return CL_MAP_READ;
+    case Access::write: return CL_MAP_READ | CL_MAP_WRITE;
+    case Access::write_discard: return CL_MAP_WRITE_INVALIDATE_REGION;
+  }
+  return CL_MAP_READ | CL_MAP_WRITE;
+}
+
+}  // namespace
+
+Result<OpenCL::NativeMem> OpenCL::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
+  constexpr auto kHostAccess = MemFlags::host_read_only | MemFlags::host_write_only | MemFlags::host_no_access;
+  if ((static_cast<std::uint32_t>(desc.flags) & static_cast<std::uint32_t>(kHostAccess)) != 0 &&
+      cl::device_version(ctx.device) < 12)
+    return fail(Errc::unsupported, "host-access flags need an OpenCL 1.2 device");
+  void* host = desc.use_host != nullptr ? desc.use_host : const_cast<void*>(desc.copy_from);
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(ctx.context, cl_flags_of(desc), desc.bytes, host, &status);
+  if (status != CL_SUCCESS) return cl::fail_cl(status);
+  if (mem == nullptr) return cl::fail_cl(CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  return mem;
+}
+
+Result<OpenCL::NativeMem> OpenCL::mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes,
+                                          MemFlags) noexcept {
+  const cl_buffer_region region{origin, bytes};
+  cl_int status = CL_SUCCESS;
+  // Flags 0: the sub-buffer inherits the root's access and host-access flags.
+  cl_mem mem = clCreateSubBuffer(root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  if (status != CL_SUCCESS) return cl::fail_cl(status);
+  if (mem == nullptr) return cl::fail_cl(CL_OUT_OF_HOST_MEMORY);
+  return mem;
+}
+
+void OpenCL::mem_release(NativeMem& mem) noexcept {
+  if (mem != nullptr) (void)clReleaseMemObject(mem);
+  mem = nullptr;
+}
+
+Result<void*> OpenCL::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
+                          std::size_t bytes) noexcept {
+  cl_int status = CL_SUCCESS;
+  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, map_flags_of(access), offset, bytes, 0, nullptr, nullptr, &status);
+  if (status != CL_SUCCESS) return cl::fail_cl(status);
+  if (p == nullptr) return cl::fail_cl(CL_MAP_FAILURE);
+  return p;
+}
+
+Result<void> OpenCL::unmap(NativeQueue q, const NativeMem& mem, void* mapped) noexcept {
+  return cl::check(clEnqueueUnmapMemObject(q, mem, mapped, 0, nullptr, nullptr));
+}
+
+}  // namespace edgemem::backend
