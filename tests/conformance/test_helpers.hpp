@@ -15,6 +15,9 @@ namespace emt {
 
 using Bytes = std::vector<unsigned char>;
 
+/// Concurrent mappings one buffer handle can hold (from <edgemem/config.hpp>).
+inline constexpr std::size_t kMaxMaps = EDGEMEM_MAX_MAPPINGS_PER_BUFFER;
+
 /// "ok" or "<errc>: <message>" for any Result.
 template <class R>
 std::string describe(const R& r) {
