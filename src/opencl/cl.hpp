@@ -25,6 +25,17 @@ inline WaitList waits_of(const OpenCL::Sync& sync) noexcept {
   return WaitList{static_cast<cl_uint>(sync.wait_count), sync.waits};
 }
 
+/// Three sizes as the *Rect entry points take them (origin or region).
+struct Triple {
+  std::size_t v[3];  ///< x (bytes), y (rows), z (slices)
+};
+
+/// The origin of a rect side as {x, y, z}.
+inline Triple origin_of(const RectSide& s) noexcept { return Triple{{s.origin.x, s.origin.y, s.origin.z}}; }
+
+/// A rect region as {x, y, z}.
+inline Triple region_of(const Extent3& r) noexcept { return Triple{{r.x, r.y, r.z}}; }
+
 /// The OpenCL version of `device` as major * 10 + minor (12 for "OpenCL 1.2 ..."), 0 when unknown.
 unsigned device_version(cl_device_id device) noexcept;
 

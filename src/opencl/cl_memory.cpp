@@ -69,6 +69,11 @@ Result<void*> OpenCL::map(NativeQueue q, const NativeMem& mem, Access access, st
                           std::size_t bytes) noexcept {
   cl_int status = CL_SUCCESS;
   void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, map_flags_of(access), offset, bytes, 0, nullptr, nullptr, &status);
+  if (status == CL_INVALID_OPERATION && access == Access::write) {
+    // A host_write_only buffer refuses CL_MAP_READ; edgemem allows Access::write on it, so map it
+    // CL_MAP_WRITE only (the mapped bytes still reflect the device on 1.2 drivers).
+    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE, offset, bytes, 0, nullptr, nullptr, &status);
+  }
   if (status != CL_SUCCESS) return cl::fail_cl(status);
   if (p == nullptr) return cl::fail_cl(CL_MAP_FAILURE);
   return p;

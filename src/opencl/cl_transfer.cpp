@@ -1,34 +1,15 @@
-// OpenCL backend: transfers. Reads and writes block natively (CL_TRUE); the other commands are
-// enqueued with an event that a blocking call waits for and releases. An async command hands its
-// event to the caller.
+// OpenCL backend: transfers (copy_rect lives in cl_copy_rect.cpp). Reads and writes block natively
+// (CL_TRUE); the other commands are enqueued with an event that a blocking call waits for and
+// releases. An async command hands its event to the caller.
 #include "opencl/cl.hpp"
 #include "opencl/cl_error.hpp"
+#include "opencl/cl_submit.hpp"
 
 namespace edgemem::backend {
 
-namespace {
-
-/// Runs `enqueue(wait_count, waits, event_out)`: async when sync.out is set, else waits for the
-/// command's own event and releases it.
-template <class Enqueue>
-Result<void> submit(const OpenCL::Sync& sync, Enqueue&& enqueue) noexcept {
-  const cl::WaitList w = cl::waits_of(sync);
-  if (sync.out != nullptr) return cl::check(enqueue(w.count, w.events, sync.out));
-  cl_event e = nullptr;
-  EDGEMEM_TRY(cl::check(enqueue(w.count, w.events, &e)));
-  auto done = cl::wait_event(e);
-  (void)clReleaseEvent(e);
-  return done;
-}
-
-struct Triple {
-  std::size_t v[3];
-};
-
-Triple origin_of(const RectSide& s) noexcept { return Triple{{s.origin.x, s.origin.y, s.origin.z}}; }
-Triple region_of(const Extent3& r) noexcept { return Triple{{r.x, r.y, r.z}}; }
-
-}  // namespace
+using cl::origin_of;
+using cl::region_of;
+using cl::Triple;
 
 Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                            const Sync& sync) noexcept {
@@ -47,14 +28,14 @@ Result<void> OpenCL::read(NativeQueue q, const NativeMem& mem, std::size_t offse
 Result<void> OpenCL::fill(NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes,
                           const void* pattern, std::size_t pattern_bytes, const Sync& sync) noexcept {
   if (cl::queue_device_version(q) < 12) return fail(Errc::unsupported, "clEnqueueFillBuffer needs an OpenCL 1.2 device");
-  return submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     return clEnqueueFillBuffer(q, mem, pattern, pattern_bytes, offset, bytes, n, waits, out);
   });
 }
 
 Result<void> OpenCL::copy(NativeQueue q, const NativeMem& src, const NativeMem& dst, std::size_t src_offset,
                           std::size_t dst_offset, std::size_t bytes, const Sync& sync) noexcept {
-  return submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     return clEnqueueCopyBuffer(q, src, dst, src_offset, dst_offset, bytes, n, waits, out);
   });
 }
@@ -77,22 +58,13 @@ Result<void> OpenCL::read_rect(NativeQueue q, const NativeMem& mem, const Rect& 
                                            rect.host.slice_pitch, dst, w.count, w.events, sync.out));
 }
 
-Result<void> OpenCL::copy_rect(NativeQueue q, const NativeMem& src, const NativeMem& dst, const CopyRect& rect,
-                               const Sync& sync) noexcept {
-  const Triple s = origin_of(rect.src), d = origin_of(rect.dst), r = region_of(rect.region);
-  return submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
-    return clEnqueueCopyBufferRect(q, src, dst, s.v, d.v, r.v, rect.src.row_pitch, rect.src.slice_pitch,
-                                   rect.dst.row_pitch, rect.dst.slice_pitch, n, waits, out);
-  });
-}
-
 Result<void> OpenCL::migrate(NativeQueue q, const NativeMem& mem, Migration to, const Sync& sync) noexcept {
   if (cl::queue_device_version(q) < 12)
     return fail(Errc::unsupported, "clEnqueueMigrateMemObjects needs an OpenCL 1.2 device");
   cl_mem_migration_flags flags = 0;
   if (to == Migration::to_host) flags = CL_MIGRATE_MEM_OBJECT_HOST;
   else if (to == Migration::to_device_discard) flags = CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
-  return submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     return clEnqueueMigrateMemObjects(q, 1, &mem, flags, n, waits, out);
   });
 }
