@@ -118,7 +118,9 @@ TEST_CASE("wait lists: up to 32 events accepted, 33 exhausted, a released event 
   std::vector<Event> waits = f.events(33);
   ENSURE(waits.size() == 33);
   const emt::Bytes sink_before = cmds.sink;
-  for (auto& [name, run] : cmds.all()) {
+  for (auto& command : cmds.all()) {
+    const char* name = command.first;
+    auto& run = command.second;
     CAPTURE(name);
     CHECK_ERRC(run(WaitList(waits.data(), 33)), Errc::exhausted);
     CHECK_ERRC(run(WaitList(waits)), Errc::exhausted);
