@@ -53,7 +53,8 @@ TEST_CASE("write_rect / write_rect_async match a CPU reference") {
   emt::Fixture f;
   int index = 0;
   for (const Geometry& g : kGeometries) {
-    CAPTURE(index++);
+    const int geometry = index++;
+    CAPTURE(geometry);
     for (int async = 0; async < 2; ++async) {
       CAPTURE(async);
       const std::size_t buffer_bytes = extent_of(g.buffer, g.region) + 11;
@@ -74,7 +75,8 @@ TEST_CASE("read_rect / read_rect_async match a CPU reference and leave other hos
   emt::Fixture f;
   int index = 0;
   for (const Geometry& g : kGeometries) {
-    CAPTURE(index++);
+    const int geometry = index++;
+    CAPTURE(geometry);
     for (int async = 0; async < 2; ++async) {
       CAPTURE(async);
       emt::Bytes data;
@@ -96,7 +98,8 @@ TEST_CASE("copy_rect / copy_rect_async between buffers match a CPU reference") {
   emt::Fixture f;
   int index = 0;
   for (const Geometry& g : kGeometries) {
-    CAPTURE(index++);
+    const int geometry = index++;
+    CAPTURE(geometry);
     for (int async = 0; async < 2; ++async) {
       CAPTURE(async);
       emt::Bytes ds, dd;

@@ -225,7 +225,16 @@ TEST_CASE("migrate to host and to device, blocking and async, keeps contents") {
     CHECK_OK(f.q.migrate(*sub, Migration::to_host));
     CHECK_OK(f.q.migrate(*sub, Migration::to_device));
     CHECK(f.snapshot(b) == data);
-    // Discarding migration: contents undefined afterwards, but the buffer stays usable.
+  }
+}
+
+TEST_CASE("migrate to_device_discard: contents undefined afterwards, the buffer stays usable") {
+  emt::Fixture f;
+  for (Storage s : {Storage::device, Storage::host, Storage::shared}) {
+    CAPTURE(static_cast<int>(s));
+    emt::Bytes data;
+    Buffer b = f.filled(4 * f.align(), data, s);
+    ENSURE(b.valid());
     CHECK_OK(f.q.migrate(b, Migration::to_device_discard));
     auto e3 = f.q.migrate_async(b, Migration::to_device_discard);
     CHECK_OK(e3);
