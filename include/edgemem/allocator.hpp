@@ -37,9 +37,32 @@ struct StaticArenaAllocator {
   [[nodiscard]] static AllocatorStats stats() noexcept;
 };
 
+/// Firmware's own heap through two callbacks installed once at start-up with install(), before the
+/// first edgemem call (selected with -Dallocator=user). Until installed, allocate() returns null, so
+/// every edgemem call that needs memory returns Errc::out_of_host_memory. Never calls malloc/new itself.
+struct UserAllocator {
+  /// Returns `bytes` (> 0) bytes aligned to `align` (a power of two), or null. `user` as installed.
+  using AllocateFn = void* (*)(std::size_t bytes, std::size_t align, void* user) noexcept;
+  /// Frees memory from AllocateFn; `bytes` and `align` as passed there. Never called with null.
+  using DeallocateFn = void (*)(void* p, std::size_t bytes, std::size_t align, void* user) noexcept;
+  /// Installs the callbacks (null `allocate` uninstalls). Not synchronised with concurrent allocation:
+  /// call it before any other thread uses edgemem, and never while edgemem objects live.
+  static void install(AllocateFn allocate, DeallocateFn deallocate, void* user) noexcept;
+  /// `bytes` (> 0) aligned to `align` (power of two) from the installed callback, or null (none installed,
+  /// bytes 0, or the callback returned null).
+  [[nodiscard]] static void* allocate(std::size_t bytes, std::size_t align) noexcept;
+  /// Returns memory from allocate(); null is ignored.
+  static void deallocate(void* p, std::size_t bytes, std::size_t align) noexcept;
+  /// Live allocations and bytes made through this policy (capacity 0: unknown).
+  [[nodiscard]] static AllocatorStats stats() noexcept;
+};
+
 #if EDGEMEM_ALLOCATOR_STATIC
 /// The policy selected by the Meson option `allocator`.
 using DefaultAllocator = StaticArenaAllocator;
+#elif EDGEMEM_ALLOCATOR_USER
+/// The policy selected by the Meson option `allocator`.
+using DefaultAllocator = UserAllocator;
 #else
 /// The policy selected by the Meson option `allocator`.
 using DefaultAllocator = SystemAllocator;

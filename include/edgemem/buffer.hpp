@@ -13,6 +13,7 @@ namespace edgemem {
 
 namespace detail {
 struct MemNode;
+struct BufferAccess;
 }
 
 /// A buffer or sub-buffer.
@@ -79,6 +80,7 @@ class Buffer {
   [[nodiscard]] detail::MemNode* node() const noexcept { return node_; }
 
  private:
+  friend struct detail::BufferAccess;
   explicit Buffer(detail::MemNode* node) noexcept : node_(node) {}
   detail::MemNode* node_ = nullptr;
 };

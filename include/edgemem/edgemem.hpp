@@ -7,8 +7,13 @@
 #include <edgemem/device.hpp>
 #include <edgemem/error.hpp>
 #include <edgemem/event.hpp>
+#include <edgemem/fixed_pool.hpp>
 #include <edgemem/flags.hpp>
+#include <edgemem/frame_ring.hpp>
+#include <edgemem/heap.hpp>
 #include <edgemem/mapping.hpp>
+#include <edgemem/pool_core.hpp>
+#include <edgemem/pooled_buffer.hpp>
 #include <edgemem/queue.hpp>
 #include <edgemem/rect.hpp>
 #include <edgemem/result.hpp>

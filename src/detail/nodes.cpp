@@ -25,7 +25,13 @@ void unref(QueueNode* n) noexcept {
 
 void unref(MemNode* n) noexcept {
   // Iterative so a deep chain of sub-buffers cannot exhaust the stack.
-  while (n != nullptr && drop(n)) {
+  while (n != nullptr) {
+    const std::uint32_t left = n->refs.fetch_sub(1, std::memory_order_acq_rel) - 1;
+    if (left == n->owned_keep) {  // a pool block back to its pool's reference, or a heap run freed
+      std::lock_guard<std::mutex> lock(n->root->map_lock);
+      if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
+    }
+    if (left != 0) return;
     Backend::mem_release(n->native);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;

@@ -9,9 +9,11 @@
 
 #include <edgemem/allocator.hpp>
 #include <edgemem/backend/active.hpp>
+#include <edgemem/buffer.hpp>
 #include <edgemem/config.hpp>
 #include <edgemem/device.hpp>
 #include <edgemem/flags.hpp>
+#include <edgemem/pool_core.hpp>
 
 namespace edgemem::detail {
 
@@ -74,6 +76,20 @@ struct MemNode {
   std::mutex map_lock;
   std::atomic<unsigned> mapped_nodes{0};
   MemNode* mapped_head = nullptr;
+
+  // Pool block or heap allocation: when the reference count drops to `owned_keep`, unref() calls
+  // owner->reclaim under root->map_lock. `owned_keep` is set before the node is shared and never
+  // changes (UINT32_MAX: not owned); `owner` is guarded by root->map_lock and cleared when the owner
+  // goes first, after which the node lives on as an ordinary reference-counted sub-buffer.
+  NodeOwner* owner = nullptr;
+  std::uint32_t owner_slot = 0;
+  std::uint32_t owned_keep = UINT32_MAX;
+};
+
+/// Builds Buffer handles from nodes (the Buffer constructor is private).
+struct BufferAccess {
+  /// A handle adopting one reference already held on `n`.
+  static Buffer adopt(MemNode* n) noexcept { return Buffer(n); }
 };
 
 inline void retain(ContextNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }

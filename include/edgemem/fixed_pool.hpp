@@ -1,0 +1,108 @@
+/// @file fixed_pool.hpp  FixedPool: `count` equal blocks carved once from one device allocation, then
+/// handed out and taken back in O(1) with no backend call and no heap allocation (Zephyr slab / ETL
+/// pool style, VMA's "pool the handles"). All sizes are in bytes.
+///
+/// - FixedPool<N>: capacity known at compile time, bookkeeping inline in the object.
+///   FixedPool<> (N = dynamic_capacity): capacity given to init(), bookkeeping from the allocator policy.
+///   Both run on the same detail::PoolCore.
+/// - Thread policy (second parameter): ThreadSafe (default) or SingleThread.
+/// - Not copyable or movable (blocks point at their pool): declare it, then init() it.
+/// - Destruction policy: release() is refused with Errc::busy while any block is out. The destructor
+///   never leaves a dangling block: blocks still out are detached from the pool and live on as plain
+///   sub-buffers (their memory goes with the last of them, as for any sub-buffer); no further block
+///   can return to the dead pool. A block return racing the destructor from another thread is a data
+///   race, as for any object used while it is destroyed.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#include <edgemem/buffer.hpp>
+#include <edgemem/context.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/pool_core.hpp>
+#include <edgemem/pooled_buffer.hpp>
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+template <std::size_t K>
+class FrameRing;
+
+/// FixedPool capacity parameter meaning "chosen at init(), bookkeeping from the allocator policy".
+inline constexpr std::size_t dynamic_capacity = 0;
+
+namespace detail {
+/// Inline bookkeeping of a FixedPool<N> (raw storage; PoolCore constructs the Buffers in it).
+template <std::size_t N>
+struct PoolSlots {
+  alignas(Buffer) unsigned char blocks[N * sizeof(Buffer)];
+  std::uint32_t links[N];
+  void* block_storage() noexcept { return blocks; }
+  std::uint32_t* link_storage() noexcept { return links; }
+};
+/// No inline bookkeeping (FixedPool<>).
+template <>
+struct PoolSlots<0> {
+  void* block_storage() noexcept { return nullptr; }
+  std::uint32_t* link_storage() noexcept { return nullptr; }
+};
+}  // namespace detail
+
+/// A fixed-capacity pool of equal device memory blocks.
+template <std::size_t N = dynamic_capacity, class Sync = ThreadSafe>
+class FixedPool {
+ public:
+  /// Blocks this type can hold inline (0: set at init()).
+  static constexpr std::size_t static_capacity = N;
+
+  /// An uninitialised pool: acquire()/acquire_for() return Errc::released until init() succeeds.
+  FixedPool() noexcept : core_(slots_.block_storage(), slots_.link_storage(), N) {}
+  FixedPool(const FixedPool&) = delete;
+  FixedPool& operator=(const FixedPool&) = delete;
+  ~FixedPool() = default;  ///< see the destruction policy in the file comment
+
+  /// Allocates one buffer of `count` blocks of `block_bytes` bytes each, rounded up to ctx.base_align(),
+  /// as sub-buffers, and fills it with zeros through `q` (waiting for it), so deferred device allocation
+  /// fails here and not at acquire(). On failure the pool stays uninitialised and holds nothing.
+  /// Errc: released (ctx or q), invalid_argument (block_bytes or count 0, pool already initialised,
+  /// q on another context, flags forbidding the host fill), out_of_range (count > N for N > 0, count >=
+  /// 2^32 - 1, size overflow, or total bytes > the device's max allocation), out_of_device_memory,
+  /// out_of_host_memory (bookkeeping: the block nodes, and for FixedPool<> the arrays), backend_failure.
+  [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count = N,
+                                  Storage storage = Storage::device,
+                                  MemFlags flags = MemFlags::read_write) noexcept {
+    return core_.init(ctx, q, block_bytes, count, storage, flags);
+  }
+
+  /// Hands out a free block in O(1): no backend call, no heap allocation, no waiting.
+  /// Errc: released (not initialised or released), exhausted (every block is out; counted in
+  /// stats().failed_acquires, nothing else changes).
+  [[nodiscard]] Result<PooledBuffer> acquire() noexcept { return core_.acquire(); }
+  /// As acquire(), but waits up to `timeout` for a block to come back (ThreadSafe; with SingleThread
+  /// nothing can come back meanwhile, so it does not wait). Errc: released, exhausted (still none
+  /// after `timeout`; counted once in stats().failed_acquires).
+  [[nodiscard]] Result<PooledBuffer> acquire_for(std::chrono::nanoseconds timeout) noexcept {
+    return core_.acquire_for(timeout);
+  }
+
+  /// Capacity, block size, blocks out, high-water mark and failed acquires, in O(1).
+  [[nodiscard]] PoolStats stats() const noexcept { return core_.stats(); }
+  /// Blocks in the pool (0 before init()).
+  [[nodiscard]] std::size_t capacity() const noexcept { return core_.stats().capacity; }
+  /// Bytes per block, a multiple of the base alignment (0 before init()).
+  [[nodiscard]] std::size_t block_bytes() const noexcept { return core_.stats().block_bytes; }
+  /// True when `b` is a block of this pool.
+  [[nodiscard]] bool owns(const PooledBuffer& b) const noexcept { return core_.owns(b); }
+  /// Frees the pool's memory and bookkeeping; init() may be called again afterwards. Idempotent.
+  /// Errc: busy (blocks are still out, including deferred returns; nothing changes).
+  Result<void> release() noexcept { return core_.release(); }
+
+ private:
+  template <std::size_t K>
+  friend class FrameRing;
+  detail::PoolSlots<N> slots_;  // before core_: built first, destroyed after it
+  detail::PoolCore<Sync> core_;
+};
+
+}  // namespace edgemem

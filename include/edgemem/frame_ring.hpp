@@ -1,0 +1,125 @@
+/// @file frame_ring.hpp  FrameRing: a bounded ring of K frame buffers from a FixedPool for
+/// producer/consumer pipelines (camera in, GPU out). The producer acquire()s a free frame, fills it
+/// (e.g. map with Access::write_discard), and publish()es it; the consumer take()s frames in publish
+/// order and returns each by dropping it (or PooledBuffer::release()). Safe from two or more threads.
+/// All operations are O(1) (the frames and the queue of published frames are inline), make no
+/// backend call and no heap allocation.
+///
+/// When the consumer is behind (no free frame), the creation-time Overflow policy decides:
+/// Overflow::refuse: acquire() returns Errc::exhausted (counted in stats().refused);
+/// Overflow::drop_oldest: acquire() takes the oldest published, not yet taken frame and hands it to
+/// the producer (counted in stats().dropped).
+/// Not copyable or movable; declare it, then init() it. Destroying the ring drops unconsumed frames,
+/// then destroys the pool (see FixedPool's destruction policy).
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include <edgemem/context.hpp>
+#include <edgemem/fixed_pool.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/pooled_buffer.hpp>
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+class Queue;
+
+/// What FrameRing::acquire() does when no frame is free.
+enum class Overflow : std::uint8_t {
+  refuse,       ///< return Errc::exhausted
+  drop_oldest,  ///< reuse the oldest published, unconsumed frame (counted as dropped)
+};
+
+/// Counters of a FrameRing (each read in O(1)).
+struct RingStats {
+  PoolStats pool;              ///< the frame pool's statistics
+  std::size_t published = 0;   ///< frames published
+  std::size_t taken = 0;       ///< frames handed to the consumer
+  std::size_t dropped = 0;     ///< published frames reused unconsumed (Overflow::drop_oldest)
+  std::size_t refused = 0;     ///< acquire() calls refused for lack of a frame
+  std::size_t pending = 0;     ///< published frames not yet taken
+};
+
+namespace detail {
+/// The size-erased ring: a FIFO of published frames over inline storage owned by FrameRing<K>.
+class RingCore {
+ public:
+  RingCore(PoolCore<ThreadSafe>& pool, PooledBuffer* fifo, std::size_t capacity) noexcept
+      : pool_(pool), fifo_(fifo), capacity_(capacity) {}
+  RingCore(const RingCore&) = delete;
+  RingCore& operator=(const RingCore&) = delete;
+  ~RingCore() { clear(); }
+  Result<void> init(const Context& ctx, Queue& q, std::size_t frame_bytes, Overflow policy, Storage storage,
+                    MemFlags flags) noexcept;
+  Result<PooledBuffer> acquire() noexcept;
+  Result<void> publish(PooledBuffer&& frame) noexcept;
+  Result<PooledBuffer> take() noexcept;
+  Result<PooledBuffer> take_for(std::chrono::nanoseconds timeout) noexcept;
+  RingStats stats() const noexcept;
+  Result<void> release() noexcept;
+
+ private:
+  void clear() noexcept;
+  PooledBuffer pop_locked() noexcept;
+  PoolCore<ThreadSafe>& pool_;
+  PooledBuffer* fifo_;
+  std::size_t capacity_;
+  std::size_t head_ = 0, size_ = 0;
+  Overflow policy_ = Overflow::refuse;
+  std::size_t published_ = 0, taken_ = 0, dropped_ = 0, refused_ = 0;
+  mutable std::mutex lock_;
+  std::condition_variable ready_;
+};
+}  // namespace detail
+
+/// A ring of K frames of equal size.
+template <std::size_t K>
+class FrameRing {
+  static_assert(K > 0, "a FrameRing needs at least one frame");
+
+ public:
+  /// An uninitialised ring: every call returns Errc::released until init() succeeds.
+  FrameRing() noexcept : core_(pool_core(), fifo_, K) {}
+  FrameRing(const FrameRing&) = delete;
+  FrameRing& operator=(const FrameRing&) = delete;
+  ~FrameRing() = default;
+
+  /// Creates the K frames of `frame_bytes` bytes (rounded up to ctx.base_align()) as a FixedPool<K>
+  /// (zero-filled through `q`) and sets the overflow policy. Errc: as FixedPool::init().
+  [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t frame_bytes,
+                                  Overflow policy = Overflow::refuse, Storage storage = Storage::shared,
+                                  MemFlags flags = MemFlags::read_write) noexcept {
+    return core_.init(ctx, q, frame_bytes, policy, storage, flags);
+  }
+  /// Producer: a frame to fill. Errc: released (not initialised), exhausted (no free frame and, with
+  /// Overflow::drop_oldest, no published frame to drop either; counted in stats().refused).
+  [[nodiscard]] Result<PooledBuffer> acquire() noexcept { return core_.acquire(); }
+  /// Producer: queues `frame` for the consumer; `frame` is moved from only on success.
+  /// Errc: released (ring not initialised, or `frame` empty), invalid_argument (`frame` is not a frame of
+  /// this ring), busy (a mapping made through `frame` is still open).
+  [[nodiscard]] Result<void> publish(PooledBuffer&& frame) noexcept { return core_.publish(std::move(frame)); }
+  /// Consumer: the oldest published frame. Errc: released (not initialised), exhausted (none published).
+  [[nodiscard]] Result<PooledBuffer> take() noexcept { return core_.take(); }
+  /// Consumer: as take(), waiting up to `timeout` for a frame. Errc: released, exhausted (none in time).
+  [[nodiscard]] Result<PooledBuffer> take_for(std::chrono::nanoseconds timeout) noexcept {
+    return core_.take_for(timeout);
+  }
+  /// Pool statistics and ring counters.
+  [[nodiscard]] RingStats stats() const noexcept { return core_.stats(); }
+  /// Bytes per frame (0 before init()).
+  [[nodiscard]] std::size_t frame_bytes() const noexcept { return pool_.block_bytes(); }
+  /// Drops unconsumed frames and frees the pool; init() may be called again. Idempotent.
+  /// Errc: busy (the producer or consumer still holds a frame; unconsumed frames are kept).
+  Result<void> release() noexcept { return core_.release(); }
+
+ private:
+  detail::PoolCore<ThreadSafe>& pool_core() noexcept { return pool_.core_; }
+  FixedPool<K, ThreadSafe> pool_;  // first: built first, destroyed last
+  PooledBuffer fifo_[K];
+  detail::RingCore core_;
+};
+
+}  // namespace edgemem

@@ -1,0 +1,88 @@
+/// @file heap.hpp  Heap: a paged arena (lluvia style). One device allocation of `page_count` pages of
+/// `page_bytes` bytes; buffers are contiguous runs of pages found first-fit over a bitmap, returned as
+/// ordinary Buffers (sub-buffers of the arena) that give their pages back when the last reference to
+/// them goes (the handle, its mappings and its sub-buffers).
+///
+/// Cost: create_buffer*() is O(page_count) (bitmap scan) and makes one sub-buffer: one bookkeeping node
+/// from the allocator policy (never malloc with allocator=static) and, on OpenCL, one clCreateSubBuffer.
+/// Freeing pages is O(pages of the run). Thread-safe (a mutex around the bitmap).
+/// Not copyable or movable (buffers point at their heap): declare it, then init() it.
+/// Destruction policy: as FixedPool: release() is refused with Errc::busy while buffers are out; the
+/// destructor detaches live buffers, which then live on as plain sub-buffers of the arena.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include <edgemem/buffer.hpp>
+#include <edgemem/context.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/pool_core.hpp>
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+class Queue;
+
+/// A paged arena of device memory.
+class Heap : private detail::NodeOwner {
+ public:
+  /// An uninitialised heap: create_buffer*() return Errc::released until init() succeeds.
+  Heap() noexcept = default;
+  Heap(const Heap&) = delete;
+  Heap& operator=(const Heap&) = delete;
+  ~Heap();  ///< see the destruction policy in the file comment
+
+  /// Allocates `page_count` pages of `page_bytes` bytes as one buffer and fills it with zeros through
+  /// `q` (waiting for it), so deferred device allocation fails here. Errc: released (ctx or q),
+  /// invalid_argument (page_bytes or page_count 0, already initialised, q on another context, flags
+  /// forbidding the host fill), misaligned (page_bytes not a multiple of ctx.base_align()), out_of_range
+  /// (size overflow or total bytes > the device's max allocation), out_of_device_memory,
+  /// out_of_host_memory (the bitmap and run table), backend_failure.
+  [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
+                                  Storage storage = Storage::device, MemFlags flags = MemFlags::read_write) noexcept;
+
+  /// A buffer of `bytes` bytes on the first run of ceil(bytes / page_bytes) free pages (contents
+  /// undefined). Errc: released (not initialised), invalid_argument (bytes 0), out_of_range (bytes >
+  /// page_bytes * page_count: it can never fit), exhausted (no free run that long now), out_of_host_memory
+  /// (bookkeeping node), backend_failure. A failed call changes nothing.
+  [[nodiscard]] Result<Buffer> create_buffer(std::size_t bytes) noexcept;
+  /// create_buffer(bytes), then writes `bytes` bytes from `data` into it through `q` (blocking).
+  /// Errc: as create_buffer(), plus invalid_argument (data null, q on another context), released (q).
+  [[nodiscard]] Result<Buffer> create_buffer_from_host(Queue& q, const void* data, std::size_t bytes) noexcept;
+  /// create_buffer(other.size()) (the heap's storage and flags; contents not copied).
+  /// Errc: released (heap not initialised, or `other` released), as create_buffer().
+  [[nodiscard]] Result<Buffer> create_buffer_like(const Buffer& other) noexcept;
+
+  /// Bytes per page (0 before init()).
+  [[nodiscard]] std::size_t page_size() const noexcept { return page_bytes_; }
+  /// Pages in the heap (0 before init()).
+  [[nodiscard]] std::size_t page_count() const noexcept { return page_count_; }
+  /// Pages not in any buffer now. O(1).
+  [[nodiscard]] std::size_t free_pages() const noexcept;
+  /// Longest run of free pages now, in pages. O(page_count).
+  [[nodiscard]] std::size_t largest_free_run() const noexcept;
+  /// False while any open mapping covers a byte of page `page` (or page >= page_count()).
+  /// O(open mappings of the arena).
+  [[nodiscard]] bool is_page_mappable(std::size_t page) const noexcept;
+  /// Frees the arena; init() may be called again afterwards. Idempotent.
+  /// Errc: busy (buffers of the heap still live; nothing changes).
+  Result<void> release() noexcept;
+
+ private:
+  static void reclaim_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
+  bool page_used(std::size_t p) const noexcept { return (bitmap_[p / 64] >> (p % 64)) & 1u; }
+  void mark(std::size_t first, std::size_t pages, bool used) noexcept;
+  std::size_t find_run(std::size_t pages) const noexcept;
+  void teardown() noexcept;
+
+  Buffer arena_;
+  std::uint64_t* bitmap_ = nullptr;      // 1 bit per page, 1 = used
+  detail::MemNode** runs_ = nullptr;     // the node whose run starts at page p, else null
+  std::size_t page_bytes_ = 0;
+  std::size_t page_count_ = 0;
+  std::size_t free_pages_ = 0;
+  mutable std::mutex lock_;
+};
+
+}  // namespace edgemem

@@ -1,0 +1,123 @@
+/// @file pool_core.hpp  What FixedPool and FrameRing share: the thread-safety policies, the pool
+/// statistics, and the size-erased pool implementation (detail::PoolCore) that both the
+/// compile-time-capacity and the creation-time-capacity FixedPool run on.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <type_traits>
+
+#include <edgemem/buffer.hpp>
+#include <edgemem/context.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/pooled_buffer.hpp>
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+class Queue;
+
+/// Thread policy: one thread uses the pool (no locking at all; acquire_for() cannot wait).
+struct SingleThread {
+  static constexpr bool concurrent = false;  ///< no synchronisation
+};
+/// Thread policy (the default): any thread may acquire and return blocks concurrently (a short
+/// spinlock around an O(1) free list; a condition variable only for acquire_for() waiters).
+struct ThreadSafe {
+  static constexpr bool concurrent = true;  ///< acquire/return safe from any thread
+};
+
+/// Statistics of a pool; always on, read in O(1).
+struct PoolStats {
+  std::size_t capacity = 0;         ///< blocks in the pool
+  std::size_t block_bytes = 0;      ///< bytes per block (rounded up to the base alignment)
+  std::size_t in_use = 0;           ///< blocks out now (held, or pending a deferred return)
+  std::size_t high_water = 0;       ///< largest in_use seen
+  std::size_t failed_acquires = 0;  ///< acquire()/acquire_for() calls that returned Errc::exhausted
+};
+
+namespace detail {
+
+struct MemNode;
+
+/// Receives pool blocks and heap runs back (see MemNode::owner). Called under the root's map_lock.
+struct NodeOwner {
+  void (*reclaim)(NodeOwner* self, MemNode* node) noexcept = nullptr;  ///< the node reached owned_keep refs
+};
+
+/// A lock that does nothing (SingleThread).
+struct NoLock {
+  void lock() noexcept {}
+  void unlock() noexcept {}
+};
+
+/// A test-and-test-and-set spinlock that yields after a short spin (ThreadSafe). No heap.
+struct SpinLock {
+  std::atomic<bool> held{false};
+  void lock() noexcept;
+  void unlock() noexcept { held.store(false, std::memory_order_release); }
+};
+
+/// Sleeping waiters of acquire_for() (ThreadSafe only).
+struct PoolWaiters {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::atomic<std::uint32_t> count{0};
+};
+/// No waiters (SingleThread).
+struct NoWaiters {};
+
+/// The pool itself, with its block arrays supplied by the owner (inline storage) or, when the owner
+/// passes none, taken from the allocator policy at init(). Not movable: blocks point at it.
+template <class Sync>
+class PoolCore : private NodeOwner {
+ public:
+  /// `inline_blocks`: storage for `inline_capacity` Buffers; `inline_links`: as many uint32_t.
+  /// Both null with capacity 0: the arrays come from DefaultAllocator at init().
+  PoolCore(void* inline_blocks, std::uint32_t* inline_links, std::size_t inline_capacity) noexcept
+      : blocks_storage_(inline_blocks), links_(inline_links), inline_capacity_(inline_capacity) {}
+  PoolCore(const PoolCore&) = delete;
+  PoolCore& operator=(const PoolCore&) = delete;
+  ~PoolCore();
+
+  Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count, Storage storage,
+                    MemFlags flags) noexcept;
+  Result<PooledBuffer> acquire() noexcept;
+  Result<PooledBuffer> acquire_for(std::chrono::nanoseconds timeout) noexcept;
+  PoolStats stats() const noexcept;
+  Result<void> release() noexcept;
+  bool initialised() const noexcept { return count_ != 0; }
+  bool owns(const PooledBuffer& b) const noexcept;
+
+ private:
+  using Lock = std::conditional_t<Sync::concurrent, SpinLock, NoLock>;
+  using Waiters = std::conditional_t<Sync::concurrent, PoolWaiters, NoWaiters>;
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+
+  static void reclaim_block(NodeOwner* self, MemNode* node) noexcept;
+  bool pop(std::uint32_t& slot) noexcept;
+  void teardown() noexcept;
+  Buffer* blocks() const noexcept { return static_cast<Buffer*>(blocks_storage_); }
+
+  void* blocks_storage_ = nullptr;
+  std::uint32_t* links_ = nullptr;
+  std::size_t inline_capacity_ = 0;
+  bool arrays_from_allocator_ = false;
+  std::size_t count_ = 0;
+  std::size_t block_bytes_ = 0;
+  std::uint32_t head_ = kNone;
+  std::size_t in_use_ = 0;
+  std::size_t high_water_ = 0;
+  std::size_t failed_ = 0;
+  mutable Lock lock_;
+  Waiters waiters_;
+};
+
+extern template class PoolCore<SingleThread>;
+extern template class PoolCore<ThreadSafe>;
+
+}  // namespace detail
+}  // namespace edgemem

@@ -1,0 +1,54 @@
+// The user allocator policy: forwards to two callbacks installed by the application.
+#include <atomic>
+
+#include <edgemem/allocator.hpp>
+
+namespace edgemem {
+
+namespace {
+UserAllocator::AllocateFn g_allocate = nullptr;
+UserAllocator::DeallocateFn g_deallocate = nullptr;
+void* g_user = nullptr;
+std::atomic<std::size_t> g_live{0};
+std::atomic<std::size_t> g_bytes{0};
+std::atomic<std::size_t> g_peak{0};
+std::atomic<std::size_t> g_failures{0};
+}  // namespace
+
+void UserAllocator::install(AllocateFn allocate, DeallocateFn deallocate, void* user) noexcept {
+  g_allocate = allocate;
+  g_deallocate = allocate != nullptr ? deallocate : nullptr;
+  g_user = user;
+}
+
+void* UserAllocator::allocate(std::size_t bytes, std::size_t align) noexcept {
+  void* p = (g_allocate != nullptr && bytes != 0) ? g_allocate(bytes, align, g_user) : nullptr;
+  if (p == nullptr) {
+    g_failures.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  g_live.fetch_add(1, std::memory_order_relaxed);
+  const std::size_t now = g_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  std::size_t peak = g_peak.load(std::memory_order_relaxed);
+  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+  return p;
+}
+
+void UserAllocator::deallocate(void* p, std::size_t bytes, std::size_t align) noexcept {
+  if (p == nullptr) return;
+  g_live.fetch_sub(1, std::memory_order_relaxed);
+  g_bytes.fetch_sub(bytes, std::memory_order_relaxed);
+  if (g_deallocate != nullptr) g_deallocate(p, bytes, align, g_user);
+}
+
+AllocatorStats UserAllocator::stats() noexcept {
+  AllocatorStats s;
+  s.in_use_bytes = g_bytes.load(std::memory_order_relaxed);
+  s.peak_bytes = g_peak.load(std::memory_order_relaxed);
+  s.allocations = g_live.load(std::memory_order_relaxed);
+  s.failures = g_failures.load(std::memory_order_relaxed);
+  return s;
+}
+
+}  // namespace edgemem

@@ -1,0 +1,111 @@
+// detail::RingCore: the FIFO of published frames behind FrameRing, under one mutex; frames come
+// from and go back to a PoolCore<ThreadSafe>. No heap, no backend call.
+#include <edgemem/frame_ring.hpp>
+
+#include "detail/nodes.hpp"
+
+namespace edgemem::detail {
+
+Result<void> RingCore::init(const Context& ctx, Queue& q, std::size_t frame_bytes, Overflow policy, Storage storage,
+                            MemFlags flags) noexcept {
+  if (policy != Overflow::refuse && policy != Overflow::drop_oldest)
+    return fail(Errc::invalid_argument, "unknown overflow policy");
+  EDGEMEM_TRY(pool_.init(ctx, q, frame_bytes, capacity_, storage, flags));
+  std::lock_guard<std::mutex> lock(lock_);
+  policy_ = policy;
+  head_ = size_ = 0;
+  published_ = taken_ = dropped_ = refused_ = 0;
+  return {};
+}
+
+PooledBuffer RingCore::pop_locked() noexcept {
+  PooledBuffer out = std::move(fifo_[head_]);
+  head_ = (head_ + 1) % capacity_;
+  --size_;
+  return out;
+}
+
+Result<PooledBuffer> RingCore::acquire() noexcept {
+  auto frame = pool_.acquire();
+  if (frame || frame.error().code != Errc::exhausted) return frame;
+  std::lock_guard<std::mutex> lock(lock_);
+  if (policy_ == Overflow::drop_oldest && size_ != 0) {
+    ++dropped_;
+    return pop_locked();
+  }
+  ++refused_;
+  return fail(Errc::exhausted, "no free frame: the consumer is behind");
+}
+
+Result<void> RingCore::publish(PooledBuffer&& frame) noexcept {
+  if (!pool_.initialised()) return fail(Errc::released, "ring is not initialised");
+  MemNode* n = frame.buffer().node();
+  if (n == nullptr) return fail(Errc::released, "frame is empty");
+  if (!pool_.owns(frame)) return fail(Errc::invalid_argument, "frame does not belong to this ring");
+  {
+    std::lock_guard<std::mutex> map_lock(n->root->map_lock);
+    if (n->map_count != 0) return fail(Errc::busy, "frame is still mapped; unmap before publishing");
+  }
+  {
+    std::lock_guard<std::mutex> lock(lock_);
+    fifo_[(head_ + size_) % capacity_] = std::move(frame);  // size_ < capacity_: a ring has K frames
+    ++size_;
+    ++published_;
+  }
+  ready_.notify_one();
+  return {};
+}
+
+Result<PooledBuffer> RingCore::take() noexcept {
+  if (!pool_.initialised()) return fail(Errc::released, "ring is not initialised");
+  std::lock_guard<std::mutex> lock(lock_);
+  if (size_ == 0) return fail(Errc::exhausted, "no published frame");
+  ++taken_;
+  return pop_locked();
+}
+
+Result<PooledBuffer> RingCore::take_for(std::chrono::nanoseconds timeout) noexcept {
+  if (!pool_.initialised()) return fail(Errc::released, "ring is not initialised");
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock<std::mutex> lock(lock_);
+  if (!ready_.wait_until(lock, deadline, [this] { return size_ != 0; }))
+    return fail(Errc::exhausted, "no frame was published before the timeout");
+  ++taken_;
+  return pop_locked();
+}
+
+RingStats RingCore::stats() const noexcept {
+  RingStats s;
+  s.pool = pool_.stats();
+  std::lock_guard<std::mutex> lock(lock_);
+  s.published = published_;
+  s.taken = taken_;
+  s.dropped = dropped_;
+  s.refused = refused_;
+  s.pending = size_;
+  return s;
+}
+
+void RingCore::clear() noexcept {
+  PooledBuffer drop;
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(lock_);
+      if (size_ == 0) return;
+      drop = pop_locked();
+    }
+    drop = PooledBuffer{};  // returned outside the ring lock
+  }
+}
+
+Result<void> RingCore::release() noexcept {
+  if (!pool_.initialised()) return {};
+  {
+    std::lock_guard<std::mutex> lock(lock_);
+    if (pool_.stats().in_use != size_) return fail(Errc::busy, "the producer or consumer still holds a frame");
+  }
+  clear();
+  return pool_.release();
+}
+
+}  // namespace edgemem::detail

@@ -1,0 +1,230 @@
+// detail::PoolCore: the free list, statistics and block lifetime behind FixedPool and FrameRing.
+// acquire and return are O(1): pop/push an index under a spinlock (ThreadSafe) or no lock
+// (SingleThread), plus one atomic reference count change; no backend call, no allocation.
+#include <edgemem/pool_core.hpp>
+#include <edgemem/queue.hpp>
+
+#include <new>
+#include <thread>
+
+#include "detail/nodes.hpp"
+
+namespace edgemem::detail {
+
+void SpinLock::lock() noexcept {
+  for (unsigned spins = 0;; ++spins) {
+    if (!held.exchange(true, std::memory_order_acquire)) return;
+    while (held.load(std::memory_order_relaxed)) {
+      if (++spins > 64) {
+        std::this_thread::yield();
+        spins = 0;
+      }
+    }
+  }
+}
+
+template <class Sync>
+PoolCore<Sync>::~PoolCore() {
+  if (count_ == 0) return;
+  if (in_use_ != 0) {  // blocks still out: detach them so none can return to this dead pool
+    MemNode* root = blocks()[0].node()->root;
+    std::lock_guard<std::mutex> lock(root->map_lock);
+    for (std::size_t i = 0; i < count_; ++i) blocks()[i].node()->owner = nullptr;
+  }
+  teardown();
+}
+
+template <class Sync>
+void PoolCore<Sync>::teardown() noexcept {
+  for (std::size_t i = 0; i < count_; ++i) blocks()[i].~Buffer();
+  if (arrays_from_allocator_) {
+    DefaultAllocator::deallocate(blocks_storage_, count_ * sizeof(Buffer), alignof(Buffer));
+    DefaultAllocator::deallocate(links_, count_ * sizeof(std::uint32_t), alignof(std::uint32_t));
+    blocks_storage_ = nullptr;
+    links_ = nullptr;
+    arrays_from_allocator_ = false;
+  }
+  count_ = block_bytes_ = in_use_ = high_water_ = failed_ = 0;
+  head_ = kNone;
+}
+
+template <class Sync>
+Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
+                                  Storage storage, MemFlags flags) noexcept {
+  if (!ctx.valid()) return fail(Errc::released, "context is released");
+  if (!q.valid()) return fail(Errc::released, "queue is released");
+  if (count_ != 0) return fail(Errc::invalid_argument, "pool is already initialised");
+  if (block_bytes == 0 || count == 0) return fail(Errc::invalid_argument, "block size or count is zero");
+  if (inline_capacity_ != 0 && count > inline_capacity_)
+    return fail(Errc::out_of_range, "count exceeds the pool's compile-time capacity");
+  if (count >= kNone) return fail(Errc::out_of_range, "count does not fit the pool's 32-bit indices");
+  const std::size_t align = ctx.base_align();
+  if (block_bytes > SIZE_MAX - (align - 1)) return fail(Errc::out_of_range, "block size overflows");
+  const std::size_t stride = (block_bytes + align - 1) / align * align;
+  if (stride > SIZE_MAX / count) return fail(Errc::out_of_range, "pool size overflows");
+
+  const bool from_allocator = inline_capacity_ == 0;
+  void* block_mem = blocks_storage_;
+  std::uint32_t* links = links_;
+  if (from_allocator) {
+    block_mem = DefaultAllocator::allocate(count * sizeof(Buffer), alignof(Buffer));
+    links = static_cast<std::uint32_t*>(DefaultAllocator::allocate(count * sizeof(std::uint32_t),
+                                                                   alignof(std::uint32_t)));
+    if (block_mem == nullptr || links == nullptr) {
+      DefaultAllocator::deallocate(block_mem, count * sizeof(Buffer), alignof(Buffer));
+      DefaultAllocator::deallocate(links, count * sizeof(std::uint32_t), alignof(std::uint32_t));
+      return fail(Errc::out_of_host_memory, "allocator could not provide the pool's bookkeeping");
+    }
+  }
+  Buffer* blocks = static_cast<Buffer*>(block_mem);
+  std::size_t made = 0;
+  auto undo = [&](const Error& e) -> Failure {
+    for (std::size_t i = 0; i < made; ++i) blocks[i].~Buffer();
+    if (from_allocator) {
+      DefaultAllocator::deallocate(block_mem, count * sizeof(Buffer), alignof(Buffer));
+      DefaultAllocator::deallocate(links, count * sizeof(std::uint32_t), alignof(std::uint32_t));
+    }
+    return fail(e);
+  };
+
+  auto parent = Buffer::create(ctx, stride * count, storage, flags);
+  if (!parent) return undo(parent.error());
+  const std::uint8_t zero = 0;
+  if (auto r = q.fill(*parent, 0, stride * count, &zero, 1); !r) return undo(r.error());
+  if (auto r = q.finish(); !r) return undo(r.error());
+  reclaim = &PoolCore::reclaim_block;
+  for (; made < count; ++made) {
+    auto b = parent->sub(made * stride, stride);
+    if (!b) return undo(b.error());
+    MemNode* n = b->node();
+    n->owner = this;
+    n->owner_slot = static_cast<std::uint32_t>(made);
+    n->owned_keep = 1;
+    new (&blocks[made]) Buffer(std::move(*b));
+    links[made] = made + 1 < count ? static_cast<std::uint32_t>(made + 1) : kNone;
+  }
+  blocks_storage_ = block_mem;
+  links_ = links;
+  arrays_from_allocator_ = from_allocator;
+  block_bytes_ = stride;
+  head_ = 0;
+  in_use_ = high_water_ = failed_ = 0;
+  std::lock_guard<Lock> publish(lock_);  // release the initialised state to other threads
+  count_ = count;
+  return {};
+}
+
+template <class Sync>
+bool PoolCore<Sync>::pop(std::uint32_t& slot) noexcept {
+  std::lock_guard<Lock> lock(lock_);
+  if (head_ == kNone) {
+    if (count_ != 0) ++failed_;
+    return false;
+  }
+  slot = head_;
+  head_ = links_[slot];
+  if (++in_use_ > high_water_) high_water_ = in_use_;
+  return true;
+}
+
+template <class Sync>
+Result<PooledBuffer> PoolCore<Sync>::acquire() noexcept {
+  if (count_ == 0) return fail(Errc::released, "pool is not initialised");
+  std::uint32_t slot = 0;
+  if (!pop(slot)) return fail(Errc::exhausted, "every block of the pool is out");
+  MemNode* n = blocks()[slot].node();
+  retain(n);
+  return PooledBuffer(BufferAccess::adopt(n), slot);
+}
+
+template <class Sync>
+Result<PooledBuffer> PoolCore<Sync>::acquire_for(std::chrono::nanoseconds timeout) noexcept {
+  if constexpr (!Sync::concurrent) {
+    (void)timeout;
+    return acquire();
+  } else {
+    if (count_ == 0) return fail(Errc::released, "pool is not initialised");
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    std::uint32_t slot = 0;
+    bool got = false;
+    {
+      std::unique_lock<std::mutex> wait(waiters_.mutex);
+      waiters_.count.fetch_add(1, std::memory_order_seq_cst);
+      for (;;) {
+        {
+          std::lock_guard<Lock> lock(lock_);
+          if (head_ != kNone) {
+            slot = head_;
+            head_ = links_[slot];
+            if (++in_use_ > high_water_) high_water_ = in_use_;
+            got = true;
+          }
+        }
+        if (got || waiters_.cv.wait_until(wait, deadline) == std::cv_status::timeout) break;
+      }
+      if (!got) {  // one last look after the timeout, then count the failure once
+        std::lock_guard<Lock> lock(lock_);
+        if (head_ != kNone) {
+          slot = head_;
+          head_ = links_[slot];
+          if (++in_use_ > high_water_) high_water_ = in_use_;
+          got = true;
+        } else {
+          ++failed_;
+        }
+      }
+      waiters_.count.fetch_sub(1, std::memory_order_seq_cst);
+    }
+    if (!got) return fail(Errc::exhausted, "no block came back before the timeout");
+    MemNode* n = blocks()[slot].node();
+    retain(n);
+    return PooledBuffer(BufferAccess::adopt(n), slot);
+  }
+}
+
+template <class Sync>
+void PoolCore<Sync>::reclaim_block(NodeOwner* self, MemNode* node) noexcept {
+  auto* pool = static_cast<PoolCore*>(self);
+  const std::uint32_t slot = node->owner_slot;
+  {
+    std::lock_guard<Lock> lock(pool->lock_);
+    pool->links_[slot] = pool->head_;
+    pool->head_ = slot;
+    --pool->in_use_;
+  }
+  if constexpr (Sync::concurrent) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (pool->waiters_.count.load(std::memory_order_seq_cst) != 0) {
+      std::lock_guard<std::mutex> wait(pool->waiters_.mutex);
+      pool->waiters_.cv.notify_one();
+    }
+  }
+}
+
+template <class Sync>
+PoolStats PoolCore<Sync>::stats() const noexcept {
+  std::lock_guard<Lock> lock(lock_);
+  return PoolStats{count_, block_bytes_, in_use_, high_water_, failed_};
+}
+
+template <class Sync>
+bool PoolCore<Sync>::owns(const PooledBuffer& b) const noexcept {
+  const MemNode* n = b.buffer().node();
+  return n != nullptr && count_ != 0 && n->owner == this && n->owned_keep == 1;
+}
+
+template <class Sync>
+Result<void> PoolCore<Sync>::release() noexcept {
+  if (count_ == 0) return {};
+  {
+    std::lock_guard<Lock> lock(lock_);
+    if (in_use_ != 0) return fail(Errc::busy, "blocks of the pool are still out");
+  }
+  teardown();
+  return {};
+}
+
+template class PoolCore<SingleThread>;
+template class PoolCore<ThreadSafe>;
+
+}  // namespace edgemem::detail
