@@ -44,6 +44,8 @@ Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, st
     return fail(Errc::misaligned, "page size is not a multiple of the device base alignment");
   if (page_bytes > SIZE_MAX / page_count || page_count > SIZE_MAX / sizeof(MemNode*))
     return fail(Errc::out_of_range, "heap size overflows");
+  if (page_bytes * page_count > ctx.info().max_alloc_bytes)
+    return fail(Errc::out_of_range, "heap size exceeds the device's max allocation");
 
   const std::size_t words = words_for(page_count);
   auto* bitmap = static_cast<std::uint64_t*>(DefaultAllocator::allocate(words * sizeof(std::uint64_t),

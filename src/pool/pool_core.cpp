@@ -62,6 +62,8 @@ Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t bloc
   if (block_bytes > SIZE_MAX - (align - 1)) return fail(Errc::out_of_range, "block size overflows");
   const std::size_t stride = (block_bytes + align - 1) / align * align;
   if (stride > SIZE_MAX / count) return fail(Errc::out_of_range, "pool size overflows");
+  if (stride * count > ctx.info().max_alloc_bytes)
+    return fail(Errc::out_of_range, "pool size exceeds the device's max allocation");
 
   const bool from_allocator = inline_capacity_ == 0;
   void* block_mem = blocks_storage_;
