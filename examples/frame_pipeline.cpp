@@ -1,10 +1,13 @@
 // frame_pipeline: a camera-like loop over synthetic frames.
 //
-// Per frame: map the frame buffer with write_discard and write a synthetic RGBA frame into it,
-// cut it into horizontal strips (sub-buffers at base-aligned origins), copy each strip into the
-// mirrored strip of an output frame (a vertical strip flip), crop a region of interest out of
-// strip 1 with copy_rect, then read both back (a read mapping and a read) and fold them into a
-// FNV-1a checksum. tests/demo/check_frame_pipeline.py recomputes the checksum independently.
+// Frames live in a FrameRing over a FixedPool, created once before the loop. Per frame, the producer
+// acquires a frame, maps it with write_discard and writes a synthetic RGBA frame into it (as
+// horizontal strips at base-aligned offsets), and publishes it; the consumer takes it, copies each
+// strip into the mirrored strip of an output frame (a vertical strip flip), crops a region of
+// interest out of strip 1 with copy_rect, reads both back (a read mapping and a read), folds them
+// into a FNV-1a checksum and returns the frame. tests/demo/check_frame_pipeline.py recomputes the
+// checksum independently. The last line prints the pool statistics and the number of malloc/new
+// calls the loop made (counted on the host backend without sanitizers; "n/a" elsewhere).
 //
 // Usage: frame_pipeline [--frames N] [--width W] [--height H]   (H a multiple of 4)
 #include <cinttypes>
@@ -15,11 +18,16 @@
 
 #include <edgemem/edgemem.hpp>
 
+#if FRAME_PIPELINE_COUNT_MALLOC
+#include "malloc_counter.hpp"
+#endif
+
 using namespace edgemem;
 
 namespace {
 
 constexpr std::size_t kStrips = 4;
+constexpr std::size_t kRingFrames = 3;
 constexpr std::size_t kBytesPerPixel = 4;
 
 struct Options {
@@ -86,23 +94,15 @@ int main(int argc, char** argv) {
   const std::size_t strip_stride = round_up(strip_bytes, ctx->base_align());  // sub-buffer origins must be aligned
   const std::size_t frame_bytes = kStrips * strip_stride;
 
-  auto frame = Buffer::create(*ctx, frame_bytes, Storage::shared);
-  if (!frame) return report("Buffer::create(frame)", frame.error());
-  auto out = Buffer::like(*frame);
-  if (!out) return report("Buffer::like(out)", out.error());
-  std::vector<Buffer> in_strips, out_strips;
-  for (std::size_t i = 0; i < kStrips; ++i) {
-    auto a = frame->sub(i * strip_stride, strip_bytes);
-    if (!a) return report("Buffer::sub(frame)", a.error());
-    auto b = out->sub(i * strip_stride, strip_bytes);
-    if (!b) return report("Buffer::sub(out)", b.error());
-    in_strips.push_back(std::move(*a));
-    out_strips.push_back(std::move(*b));
-  }
+  FrameRing<kRingFrames> ring;  // frames reserved once, here; the loop below allocates nothing
+  if (auto r = ring.init(*ctx, q, frame_bytes, Overflow::refuse, Storage::shared); !r)
+    return report("FrameRing::init", r.error());
+  auto out = Buffer::create(*ctx, frame_bytes, Storage::shared);
+  if (!out) return report("Buffer::create(out)", out.error());
   // Region of interest: the middle half of strip 1's columns, its top half of rows.
   CopyRect roi_rect;
   roi_rect.region = Extent3{pitch / 2, strip_rows / 2 > 0 ? strip_rows / 2 : 1, 1};
-  roi_rect.src.origin = Offset3{pitch / 4, 0, 0};
+  roi_rect.src.origin = Offset3{strip_stride + pitch / 4, 0, 0};  // strip 1 starts strip_stride bytes in
   roi_rect.src.row_pitch = pitch;
   const std::size_t roi_bytes = roi_rect.region.x * roi_rect.region.y;
   auto roi = Buffer::create(*ctx, roi_bytes);
@@ -111,8 +111,13 @@ int main(int argc, char** argv) {
   std::vector<std::uint8_t> roi_host(roi_bytes);
   Checksum sum;
   std::size_t moved = 0;
+#if FRAME_PIPELINE_COUNT_MALLOC
+  edgemem_test::start_counting();
+#endif
   for (std::size_t f = 0; f < opt.frames; ++f) {
-    {  // camera in: write the frame straight into (zero-copy on unified memory) mapped storage
+    {  // producer: camera in, written straight into (zero-copy on unified memory) mapped storage
+      auto frame = ring.acquire();
+      if (!frame) return report("FrameRing::acquire", frame.error());
       auto m = q.map<std::uint8_t>(*frame, Access::write_discard);
       if (!m) return report("map(write_discard)", m.error());
       Camera cam(f);
@@ -121,12 +126,17 @@ int main(int argc, char** argv) {
         for (std::size_t x = 0; x < pitch; ++x) row[x] = cam.next();
       }
       moved += opt.height * pitch;
+      if (auto r = m->unmap(); !r) return report("unmap", r.error());
+      if (auto r = ring.publish(std::move(*frame)); !r) return report("FrameRing::publish", r.error());
     }
+    auto frame = ring.take();  // consumer: the oldest published frame; returned to the pool at the end of this scope
+    if (!frame) return report("FrameRing::take", frame.error());
     for (std::size_t i = 0; i < kStrips; ++i) {  // process: mirror the strips
-      if (auto r = q.copy(in_strips[i], out_strips[kStrips - 1 - i], 0, 0, strip_bytes); !r) return report("copy", r.error());
+      if (auto r = q.copy(*frame, *out, i * strip_stride, (kStrips - 1 - i) * strip_stride, strip_bytes); !r)
+        return report("copy", r.error());
       moved += strip_bytes;
     }
-    if (auto r = q.copy_rect(in_strips[1], *roi, roi_rect); !r) return report("copy_rect", r.error());
+    if (auto r = q.copy_rect(*frame, *roi, roi_rect); !r) return report("copy_rect", r.error());
     moved += roi_bytes;
 
     {  // results out
@@ -140,10 +150,21 @@ int main(int argc, char** argv) {
     moved += roi_bytes;
   }
   if (auto r = q.finish(); !r) return report("finish", r.error());
+#if FRAME_PIPELINE_COUNT_MALLOC
+  char heap_calls[32];
+  std::snprintf(heap_calls, sizeof heap_calls, "%zu", edgemem_test::stop_counting());
+#else
+  const char* heap_calls = "n/a";  // not counted: OpenCL driver or sanitizer build
+#endif
 
   std::printf("frames=%zu width=%zu height=%zu strips=%zu bytes_moved=%zu checksum=0x%016" PRIx64 "\n", opt.frames,
               opt.width, opt.height, kStrips, moved, sum.value);
   std::printf("backend=%s allocator=%s device=\"%s\" base_align=%zu unified_memory=%s\n", ctx->info().backend,
               EDGEMEM_ALLOCATOR_NAME, ctx->info().name, ctx->base_align(), ctx->info().unified_memory ? "yes" : "no");
+  const RingStats rs = ring.stats();
+  std::printf("pool capacity=%zu block_bytes=%zu in_use=%zu high_water=%zu failed_acquires=%zu published=%zu "
+              "taken=%zu dropped=%zu steady_state_heap_allocations=%s\n",
+              rs.pool.capacity, rs.pool.block_bytes, rs.pool.in_use, rs.pool.high_water, rs.pool.failed_acquires,
+              rs.published, rs.taken, rs.dropped, heap_calls);
   return 0;
 }
