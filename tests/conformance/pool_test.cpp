@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "test_helpers.hpp"
@@ -332,13 +333,21 @@ TEST_CASE("FixedPool stress: 8 threads, no block is ever handed out twice") {
 }
 
 #if EDGEMEM_ALLOCATOR_STATIC
-TEST_CASE("FixedPool<>: bookkeeping beyond the static arena is out_of_host_memory") {
+TEST_CASE("FixedPool<>: an exhausted static arena makes init() out_of_host_memory") {
   emt::Fixture f;
-  FixedPool<> pool;
-  const std::size_t count = EDGEMEM_STATIC_ARENA_BYTES / 4;  // the Buffer array alone is twice the arena
   const AllocatorStats before = DefaultAllocator::stats();
-  CHECK_ERRC(pool.init(f.ctx, f.q, f.align(), count), Errc::out_of_host_memory);
+  std::vector<std::pair<void*, std::size_t>> taken;  // the arena in halving chunks (vector: C++ heap)
+  for (std::size_t chunk = EDGEMEM_STATIC_ARENA_BYTES; chunk >= 16; chunk /= 2)
+    while (void* p = DefaultAllocator::allocate(chunk, 16)) taken.emplace_back(p, chunk);
+  FixedPool<> pool;
+  CHECK_ERRC(pool.init(f.ctx, f.q, f.align(), 64), Errc::out_of_host_memory);
   CHECK(pool.capacity() == 0);
-  CHECK(DefaultAllocator::stats().in_use_bytes == before.in_use_bytes);
+  FixedPool<64> inline_pool;  // inline bookkeeping, but the block nodes still need the allocator
+  CHECK_ERRC(inline_pool.init(f.ctx, f.q, f.align()), Errc::out_of_host_memory);
+  CHECK(inline_pool.capacity() == 0);
+  for (const auto& t : taken) DefaultAllocator::deallocate(t.first, t.second, 16);
+  const AllocatorStats after = DefaultAllocator::stats();
+  CHECK(after.in_use_bytes == before.in_use_bytes);
+  CHECK(after.allocations == before.allocations);
 }
 #endif
