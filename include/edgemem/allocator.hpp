@@ -14,6 +14,7 @@ struct AllocatorStats {
   std::size_t peak_bytes = 0;       ///< high-water mark of in_use_bytes
   std::size_t allocations = 0;      ///< live allocations
   std::size_t failures = 0;         ///< allocate() calls that returned null
+  std::size_t total_allocations = 0;  ///< allocate() calls that succeeded since start-up (never decreases)
 };
 
 /// Aligned allocation from the C++ runtime (aligned operator new, no exceptions).

@@ -25,7 +25,7 @@ static_assert(sizeof(Block) == 32 || sizeof(Block) == 16 * 2, "header must keep 
 alignas(64) unsigned char g_arena[kArenaBytes];
 std::mutex g_lock;
 bool g_ready = false;
-AllocatorStats g_stats{kArenaBytes, 0, 0, 0, 0};
+AllocatorStats g_stats{kArenaBytes, 0, 0, 0, 0, 0};
 
 std::uintptr_t arena_end() noexcept { return reinterpret_cast<std::uintptr_t>(g_arena) + kArenaBytes; }
 
@@ -85,6 +85,7 @@ void* StaticArenaAllocator::allocate(std::size_t bytes, std::size_t align) noexc
     }
     u->used = 1;
     ++g_stats.allocations;
+    ++g_stats.total_allocations;
     g_stats.in_use_bytes += u->size;
     if (g_stats.in_use_bytes > g_stats.peak_bytes) g_stats.peak_bytes = g_stats.in_use_bytes;
     return reinterpret_cast<void*>(payload);

@@ -13,6 +13,7 @@ std::atomic<std::size_t> g_live{0};
 std::atomic<std::size_t> g_bytes{0};
 std::atomic<std::size_t> g_peak{0};
 std::atomic<std::size_t> g_failures{0};
+std::atomic<std::size_t> g_total{0};
 }  // namespace
 
 void UserAllocator::install(AllocateFn allocate, DeallocateFn deallocate, void* user) noexcept {
@@ -28,6 +29,7 @@ void* UserAllocator::allocate(std::size_t bytes, std::size_t align) noexcept {
     return nullptr;
   }
   g_live.fetch_add(1, std::memory_order_relaxed);
+  g_total.fetch_add(1, std::memory_order_relaxed);
   const std::size_t now = g_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   std::size_t peak = g_peak.load(std::memory_order_relaxed);
   while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
@@ -47,6 +49,7 @@ AllocatorStats UserAllocator::stats() noexcept {
   s.in_use_bytes = g_bytes.load(std::memory_order_relaxed);
   s.peak_bytes = g_peak.load(std::memory_order_relaxed);
   s.allocations = g_live.load(std::memory_order_relaxed);
+  s.total_allocations = g_total.load(std::memory_order_relaxed);
   s.failures = g_failures.load(std::memory_order_relaxed);
   return s;
 }

@@ -332,6 +332,42 @@ TEST_CASE("FixedPool stress: 8 threads, no block is ever handed out twice") {
                               << " exhausted");
 }
 
+TEST_CASE("Steady state: pool and ring cycles make no allocation through edgemem's allocator policy") {
+  // On every backend: edgemem itself allocates nothing after creation (tests/alloc proves zero
+  // malloc/new for the whole process on the host backend, where no driver allocates behind us).
+  emt::Fixture f;
+  FixedPool<4> pool;
+  FrameRing<3> ring;
+  REQUIRE_OK_CALL(pool.init(f.ctx, f.q, 256));
+  REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 256));
+  const emt::Bytes data = emt::random_bytes(256);
+  emt::Bytes back(256);
+  int failures = 0;
+  const std::size_t before = DefaultAllocator::stats().total_allocations;
+  for (int i = 0; i < 1000; ++i) {
+    auto b = pool.acquire();
+    auto fr = ring.acquire();
+    if (!b || !fr) {
+      ++failures;
+      continue;
+    }
+    {
+      auto m = f.q.map<unsigned char>(*b, Access::write_discard, 0, 256);
+      if (!m) ++failures;
+      else std::memcpy(m->data(), data.data(), 256);
+    }
+    failures += !f.q.write(*fr, 0, data.data(), 256);
+    failures += !f.q.read(*b, 0, back.data(), 256) || back != data;
+    failures += !ring.publish(std::move(*fr));
+    auto got = ring.take();
+    failures += !got || !f.q.read(*got, 0, back.data(), 256) || back != data;
+    failures += !b->release();
+  }
+  const std::size_t after = DefaultAllocator::stats().total_allocations;
+  CHECK(failures == 0);
+  CHECK(after == before);
+}
+
 #if EDGEMEM_ALLOCATOR_STATIC
 TEST_CASE("FixedPool<>: an exhausted static arena makes init() out_of_host_memory") {
   emt::Fixture f;
