@@ -102,6 +102,7 @@ int main(int argc, char** argv) {
   const Summary raw_s = measure("raw_create_touch_release", slow_reps,
                                 [&] { return pool_bench::raw_create_touch_release(*ctx, *q, kBlock); });
   std::printf("baseline=raw_create_touch_release (clCreateBuffer + 4-byte blocking write + clReleaseMemObject)\n");
+  std::printf("buffer_create_vs_raw_p50=%.2f\n", raw_s.p50 > 0 ? create_s.p50 / raw_s.p50 : 0.0);
 #else
   const Summary raw_s = create_s;
   std::printf("baseline=buffer_create_touch_release (host backend: no driver API, Buffer::create + touch + "
