@@ -50,7 +50,45 @@ Backend::MemDesc describe(std::size_t bytes, Storage storage, MemFlags flags) no
   return desc;
 }
 
+/// A node over a buffer made elsewhere, with one retained reference; a sub-buffer brings its parent
+/// along as its root. Errc: those of Backend::mem_adopt, out_of_host_memory.
+Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem) noexcept {
+  Backend::AdoptedMem a;
+  EDGEMEM_TRY(Backend::mem_adopt(cn->native, mem, a));
+  MemNode* node = detail::make_node<MemNode>();
+  MemNode* parent = nullptr;
+  if (node != nullptr && a.is_sub) {
+    auto adopted_parent = adopt_node(cn, a.parent);
+    if (!adopted_parent) {
+      Backend::mem_release(mem);
+      detail::destroy_node(node);
+      return fail(adopted_parent.error());
+    }
+    parent = *adopted_parent;
+  }
+  if (node == nullptr) {
+    Backend::mem_release(mem);
+    return fail(Errc::out_of_host_memory, "no memory for the adopted buffer's bookkeeping");
+  }
+  detail::retain(cn);
+  node->ctx = cn;
+  node->parent = parent;
+  node->root = parent != nullptr ? parent->root : node;
+  node->origin = parent != nullptr ? parent->origin + a.origin : 0;
+  node->bytes = a.bytes;
+  node->storage = a.storage;
+  node->flags = a.flags;
+  node->wrapped = a.wrapped;
+  node->native = mem;
+  return node;
+}
+
 }  // namespace
+
+Result<Buffer> Buffer::adopt(const Context& ctx, Backend::NativeMem native) noexcept {
+  if (ctx.node() == nullptr) return fail(Errc::released, "context is released");
+  return adopt_node(ctx.node(), native).map([](MemNode* n) { return Buffer(n); });
+}
 
 Result<Buffer> Buffer::create(const Context& ctx, std::size_t bytes, Storage storage, MemFlags flags) noexcept {
   return make_root(ctx.node(), describe(bytes, storage, flags), false).map([](MemNode* n) { return Buffer(n); });

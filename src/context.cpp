@@ -6,16 +6,32 @@ namespace edgemem {
 
 using detail::Backend;
 
-Result<Context> Context::create(const DeviceSelector& selector) noexcept {
+namespace {
+
+/// A context node whose native handles `open_native(info)` provides. Errc: out_of_host_memory, or open_native's.
+template <class OpenNative>
+Result<detail::ContextNode*> open_node(OpenNative&& open_native) noexcept {
   auto* node = detail::make_node<detail::ContextNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the context");
-  auto native = Backend::context_create(selector, node->info);
+  auto native = open_native(node->info);
   if (!native) {
     detail::destroy_node(node);
     return fail(native.error());
   }
   node->native = *native;
-  return Context(node);
+  return node;
+}
+
+}  // namespace
+
+Result<Context> Context::create(const DeviceSelector& selector) noexcept {
+  return open_node([&](DeviceInfo& info) { return Backend::context_create(selector, info); })
+      .map([](detail::ContextNode* n) { return Context(n); });
+}
+
+Result<Context> Context::adopt(const Backend::NativeContext& native) noexcept {
+  return open_node([&](DeviceInfo& info) { return Backend::context_adopt(native, info); })
+      .map([](detail::ContextNode* n) { return Context(n); });
 }
 
 Context::Context(Context&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }

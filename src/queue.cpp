@@ -83,12 +83,17 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
 
 }  // namespace
 
-Result<Queue> Queue::create(const Context& ctx) noexcept {
+namespace {
+
+/// A queue node on `ctx` whose native queue `open_native(ctx native)` provides.
+/// Errc: released, out_of_host_memory, or open_native's.
+template <class OpenNative>
+Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexcept {
   detail::ContextNode* cn = ctx.node();
   if (cn == nullptr) return fail(Errc::released, "context is released");
   auto* node = detail::make_node<QueueNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the queue");
-  auto native = Backend::queue_create(cn->native);
+  auto native = open_native(cn->native);
   if (!native) {
     detail::destroy_node(node);
     return fail(native.error());
@@ -96,7 +101,19 @@ Result<Queue> Queue::create(const Context& ctx) noexcept {
   detail::retain(cn);
   node->ctx = cn;
   node->native = *native;
-  return Queue(node);
+  return node;
+}
+
+}  // namespace
+
+Result<Queue> Queue::create(const Context& ctx) noexcept {
+  return open_node(ctx, [](const Backend::NativeContext& c) { return Backend::queue_create(c); })
+      .map([](QueueNode* n) { return Queue(n); });
+}
+
+Result<Queue> Queue::adopt(const Context& ctx, Backend::NativeQueue native) noexcept {
+  return open_node(ctx, [&](const Backend::NativeContext& c) { return Backend::queue_adopt(c, native); })
+      .map([](QueueNode* n) { return Queue(n); });
 }
 
 Queue::Queue(Queue&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }

@@ -38,6 +38,14 @@ class Buffer {
   /// A new buffer with the size, storage and flags of `other` (a fresh root; contents not copied).
   /// Errc: released (other), out_of_device_memory, out_of_host_memory.
   [[nodiscard]] static Result<Buffer> like(const Buffer& other) noexcept;
+  /// Interop: wraps a buffer or sub-buffer made elsewhere on `ctx`'s context (a cl_mem), taking a
+  /// retained reference; the caller keeps and releases its own. An adopted sub-buffer brings its parent
+  /// along as its root, so sub() and the mapping rules work across both. Adopting a cl_mem that another
+  /// edgemem Buffer holds gives an independent handle: the mapping rules are not shared between the two.
+  /// Errc: released (ctx),
+  /// invalid_argument (null handle, other context), unsupported (not a buffer; host backend),
+  /// out_of_host_memory, backend_failure.
+  [[nodiscard]] static Result<Buffer> adopt(const Context& ctx, backend::Active::NativeMem native) noexcept;
 
   /// An empty (released) buffer.
   Buffer() noexcept = default;

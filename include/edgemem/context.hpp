@@ -18,6 +18,10 @@ class Context {
   /// Errc: invalid_argument (bad index or malformed EDGEMEM_DEVICE), unsupported (no device of that type),
   /// out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Context> create(const DeviceSelector& selector = {}) noexcept;
+  /// Interop: wraps a context made elsewhere (cl_context + one of its cl_device_ids on OpenCL), taking a
+  /// retained reference; the caller keeps and releases its own. Errc: invalid_argument (null handle,
+  /// device not in the context), unsupported (host backend), out_of_host_memory, backend_failure.
+  [[nodiscard]] static Result<Context> adopt(const backend::Active::NativeContext& native) noexcept;
 
   /// An empty (released) context; every call on it returns Errc::released.
   Context() noexcept = default;

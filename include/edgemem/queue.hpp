@@ -29,6 +29,11 @@ class Queue {
  public:
   /// Creates an in-order queue on `ctx`. Errc: released, out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Queue> create(const Context& ctx) noexcept;
+  /// Interop: wraps an in-order queue made elsewhere on `ctx`'s context and device (cl_command_queue),
+  /// taking a retained reference; the caller keeps and releases its own. Errc: released,
+  /// invalid_argument (null, other context or device), unsupported (out-of-order queue; host backend),
+  /// out_of_host_memory, backend_failure.
+  [[nodiscard]] static Result<Queue> adopt(const Context& ctx, backend::Active::NativeQueue native) noexcept;
 
   /// An empty (released) queue.
   Queue() noexcept = default;

@@ -46,6 +46,21 @@ Result<Host::NativeContext> Host::context_create(const DeviceSelector& selector,
   return NativeContext{&kHostDevice};
 }
 
+Result<Host::NativeContext> Host::context_adopt(const NativeContext& native, DeviceInfo&) noexcept {
+  if (native.device == nullptr) return fail(Errc::invalid_argument, "adopt needs a native context");
+  return fail(Errc::unsupported, "the host backend has no native objects made elsewhere to adopt");
+}
+
+Result<Host::NativeQueue> Host::queue_adopt(const NativeContext&, NativeQueue q) noexcept {
+  if (q == nullptr) return fail(Errc::invalid_argument, "adopt needs a native queue");
+  return fail(Errc::unsupported, "the host backend has no native objects made elsewhere to adopt");
+}
+
+Result<void> Host::mem_adopt(const NativeContext&, NativeMem mem, AdoptedMem&) noexcept {
+  if (mem.data == nullptr) return fail(Errc::invalid_argument, "adopt needs a native memory object");
+  return fail(Errc::unsupported, "the host backend has no native objects made elsewhere to adopt");
+}
+
 void Host::context_release(NativeContext& ctx) noexcept { ctx.device = nullptr; }
 
 Result<Host::NativeQueue> Host::queue_create(const NativeContext&) noexcept {

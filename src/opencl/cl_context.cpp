@@ -93,7 +93,11 @@ std::size_t to_size(cl_ulong v) noexcept {
 
 void append(char (&dst)[128], const char* src) noexcept {
   const std::size_t used = std::strlen(dst);
-  std::strncat(dst, src, sizeof dst - 1 - used);
+  const std::size_t room = sizeof dst - 1 - used;
+  const std::size_t len = std::strlen(src);
+  const std::size_t n = len < room ? len : room;
+  std::memcpy(dst + used, src, n);
+  dst[used + n] = '\0';
 }
 
 Result<void> describe(cl_device_id d, DeviceInfo& info) noexcept {
@@ -137,6 +141,22 @@ Result<OpenCL::NativeContext> OpenCL::context_create(const DeviceSelector& selec
   if (status != CL_SUCCESS || context == nullptr) return cl::fail_cl(status != CL_SUCCESS ? status : CL_OUT_OF_HOST_MEMORY);
   info = filled;
   return NativeContext{context, choice.device};
+}
+
+Result<OpenCL::NativeContext> OpenCL::context_adopt(const NativeContext& native, DeviceInfo& info) noexcept {
+  if (native.context == nullptr || native.device == nullptr)
+    return fail(Errc::invalid_argument, "adopt needs a cl_context and one of its cl_device_ids");
+  cl_device_id devices[kMaxDevices];
+  std::size_t bytes = 0;
+  EDGEMEM_TRY(cl::check(clGetContextInfo(native.context, CL_CONTEXT_DEVICES, sizeof devices, devices, &bytes)));
+  bool member = false;
+  for (std::size_t i = 0; i < bytes / sizeof(cl_device_id); ++i) member = member || devices[i] == native.device;
+  if (!member) return fail(Errc::invalid_argument, "the cl_device_id is not a device of the adopted cl_context");
+  DeviceInfo filled{};
+  EDGEMEM_TRY(describe(native.device, filled));
+  EDGEMEM_TRY(cl::check(clRetainContext(native.context)));
+  info = filled;
+  return native;
 }
 
 void OpenCL::context_release(NativeContext& ctx) noexcept {

@@ -60,6 +60,50 @@ Result<OpenCL::NativeMem> OpenCL::mem_sub(const NativeMem& root, std::size_t ori
   return mem;
 }
 
+namespace {
+
+template <class T>
+Result<T> mem_info(cl_mem mem, cl_mem_info param) noexcept {
+  T value{};
+  EDGEMEM_TRY(cl::check(clGetMemObjectInfo(mem, param, sizeof value, &value, nullptr)));
+  return value;
+}
+
+MemFlags mem_flags_of(cl_mem_flags f) noexcept {
+  MemFlags flags = MemFlags::read_write;
+  if (f & CL_MEM_READ_ONLY) flags = MemFlags::read_only;
+  else if (f & CL_MEM_WRITE_ONLY) flags = MemFlags::write_only;
+  if (f & CL_MEM_HOST_READ_ONLY) flags = flags | MemFlags::host_read_only;
+  else if (f & CL_MEM_HOST_WRITE_ONLY) flags = flags | MemFlags::host_write_only;
+  else if (f & CL_MEM_HOST_NO_ACCESS) flags = flags | MemFlags::host_no_access;
+  return flags;
+}
+
+}  // namespace
+
+Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem mem, AdoptedMem& out) noexcept {
+  if (mem == nullptr) return fail(Errc::invalid_argument, "adopt needs a cl_mem");
+  EDGEMEM_TRY_ASSIGN(const cl_mem_object_type type, mem_info<cl_mem_object_type>(mem, CL_MEM_TYPE));
+  if (type != CL_MEM_OBJECT_BUFFER) return fail(Errc::unsupported, "only buffers can be adopted as an edgemem Buffer");
+  EDGEMEM_TRY_ASSIGN(const cl_context context, mem_info<cl_context>(mem, CL_MEM_CONTEXT));
+  if (context != ctx.context) return fail(Errc::invalid_argument, "the cl_mem belongs to another context");
+  EDGEMEM_TRY_ASSIGN(const std::size_t bytes, mem_info<std::size_t>(mem, CL_MEM_SIZE));
+  EDGEMEM_TRY_ASSIGN(const cl_mem_flags f, mem_info<cl_mem_flags>(mem, CL_MEM_FLAGS));
+  EDGEMEM_TRY_ASSIGN(const cl_mem parent, mem_info<cl_mem>(mem, CL_MEM_ASSOCIATED_MEMOBJECT));
+  EDGEMEM_TRY_ASSIGN(const std::size_t origin, mem_info<std::size_t>(mem, CL_MEM_OFFSET));
+  EDGEMEM_TRY(cl::check(clRetainMemObject(mem)));
+  AdoptedMem a;
+  a.bytes = bytes;
+  a.flags = mem_flags_of(f);
+  a.wrapped = (f & CL_MEM_USE_HOST_PTR) != 0;
+  a.storage = a.wrapped ? Storage::host : (f & CL_MEM_ALLOC_HOST_PTR) != 0 ? Storage::shared : Storage::device;
+  a.is_sub = parent != nullptr;
+  a.parent = parent;
+  a.origin = parent != nullptr ? origin : 0;
+  out = a;
+  return {};
+}
+
 void OpenCL::mem_release(NativeMem& mem) noexcept {
   if (mem != nullptr) (void)clReleaseMemObject(mem);
   mem = nullptr;

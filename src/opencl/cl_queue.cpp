@@ -35,6 +35,22 @@ Result<OpenCL::NativeQueue> OpenCL::queue_create(const NativeContext& ctx) noexc
   return q;
 }
 
+Result<OpenCL::NativeQueue> OpenCL::queue_adopt(const NativeContext& ctx, NativeQueue q) noexcept {
+  if (q == nullptr) return fail(Errc::invalid_argument, "adopt needs a cl_command_queue");
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  cl_command_queue_properties props = 0;
+  EDGEMEM_TRY(cl::check(clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof context, &context, nullptr)));
+  EDGEMEM_TRY(cl::check(clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, nullptr)));
+  EDGEMEM_TRY(cl::check(clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr)));
+  if (context != ctx.context || device != ctx.device)
+    return fail(Errc::invalid_argument, "the cl_command_queue belongs to another context or device");
+  if ((props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0)
+    return fail(Errc::unsupported, "edgemem queues are in order; the cl_command_queue is out of order");
+  EDGEMEM_TRY(cl::check(clRetainCommandQueue(q)));
+  return q;
+}
+
 void OpenCL::queue_release(NativeQueue q) noexcept {
   if (q != nullptr) (void)clReleaseCommandQueue(q);
 }

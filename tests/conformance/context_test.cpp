@@ -214,3 +214,41 @@ TEST_CASE("Queue: two queues on one context see each other's finished work") {
   CHECK_OK(q2->read(b, 0, back.data(), back.size()));
   CHECK(back == more);
 }
+
+TEST_CASE_FIXTURE(emt::Fixture, "adopt: null handles are invalid_argument; native handles of this context are adopted or unsupported") {
+  using edgemem::Buffer;
+  using edgemem::Context;
+  using edgemem::Queue;
+  CHECK_ERRC(Context::adopt({}), edgemem::Errc::invalid_argument);
+  CHECK_ERRC(Queue::adopt(ctx, {}), edgemem::Errc::invalid_argument);
+  CHECK_ERRC(Buffer::adopt(ctx, {}), edgemem::Errc::invalid_argument);
+  CHECK_ERRC(Buffer::adopt(Context{}, {}), edgemem::Errc::released);
+  CHECK_ERRC(Queue::adopt(Context{}, {}), edgemem::Errc::released);
+
+  auto data = emt::random_bytes(512);
+  auto buf = Buffer::from_host(ctx, data.data(), data.size());
+  REQUIRE_OK(buf);
+  const bool host = std::string(ctx.info().backend) == "host";
+  auto c2 = Context::adopt(ctx.native());
+  auto q2 = Queue::adopt(ctx, q.native());
+  auto b2 = Buffer::adopt(ctx, buf->native());
+  if (host) {  // the host backend has no objects made elsewhere
+    CHECK_ERRC(c2, edgemem::Errc::unsupported);
+    CHECK_ERRC(q2, edgemem::Errc::unsupported);
+    CHECK_ERRC(b2, edgemem::Errc::unsupported);
+    return;
+  }
+  REQUIRE_OK(c2);
+  REQUIRE_OK(q2);
+  REQUIRE_OK(b2);
+  CHECK(std::string(c2->info().name) == ctx.info().name);
+  CHECK(b2->size() == buf->size());
+  std::vector<unsigned char> back(data.size());
+  REQUIRE_OK(q2->read(*b2, 0, back.data(), back.size()));
+  CHECK(back == data);
+  // Both handles stay usable after the other goes.
+  b2 = Buffer{};
+  q2 = Queue{};
+  REQUIRE_OK(q.read(*buf, 0, back.data(), back.size()));
+  CHECK(back == data);
+}

@@ -42,15 +42,30 @@ struct Host {
     void* use_host = nullptr;        ///< caller memory to use zero-copy (bytes long), or null
   };
 
+  /// What mem_adopt learned about a memory object made elsewhere.
+  struct AdoptedMem {
+    std::size_t bytes = 0;                  ///< size in bytes
+    Storage storage = Storage::device;      ///< placement
+    MemFlags flags = MemFlags::read_write;  ///< access flags
+    bool wrapped = false;                   ///< true when it uses caller memory (CL_MEM_USE_HOST_PTR)
+    bool is_sub = false;                    ///< true for a sub-buffer: `parent` and `origin` are set
+    NativeMem parent{};                    ///< for a sub-buffer: the buffer it was made from (not retained)
+    std::size_t origin = 0;                 ///< for a sub-buffer: byte offset in `parent`
+  };
+
   static constexpr const char* name = "host";  ///< backend name
 
   /// Opens the emulated device; fills `info`. Errc: unsupported (gpu/accelerator asked), invalid_argument (index != 0).
   [[nodiscard]] static Result<NativeContext> context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept;
-  /// Releases a context from context_create.
+  /// Interop adoption has nothing to adopt on the host. Errc: invalid_argument (null handle), unsupported.
+  [[nodiscard]] static Result<NativeContext> context_adopt(const NativeContext& native, DeviceInfo& info) noexcept;
+  /// Releases a context from context_create or context_adopt.
   static void context_release(NativeContext& ctx) noexcept;
   /// Creates an in-order queue. Errc: out_of_host_memory.
   [[nodiscard]] static Result<NativeQueue> queue_create(const NativeContext& ctx) noexcept;
-  /// Releases a queue from queue_create.
+  /// Interop adoption has nothing to adopt on the host. Errc: invalid_argument (null handle), unsupported.
+  [[nodiscard]] static Result<NativeQueue> queue_adopt(const NativeContext& ctx, NativeQueue q) noexcept;
+  /// Releases a queue from queue_create or queue_adopt.
   static void queue_release(NativeQueue q) noexcept;
   /// Waits for every command of the queue. Never fails on the host.
   [[nodiscard]] static Result<void> queue_finish(NativeQueue q) noexcept;
@@ -60,7 +75,9 @@ struct Host {
   /// A sub-buffer of `root` at byte `origin` of `bytes` bytes. Never fails on the host.
   [[nodiscard]] static Result<NativeMem> mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes,
                                                  MemFlags flags) noexcept;
-  /// Releases a memory object from mem_create or mem_sub.
+  /// Interop adoption has nothing to adopt on the host. Errc: invalid_argument (null handle), unsupported.
+  [[nodiscard]] static Result<void> mem_adopt(const NativeContext& ctx, NativeMem mem, AdoptedMem& out) noexcept;
+  /// Releases a memory object from mem_create, mem_sub or mem_adopt.
   static void mem_release(NativeMem& mem) noexcept;
 
   /// Writes `bytes` bytes from `src` at byte `offset`.

@@ -48,15 +48,30 @@ struct OpenCL {
     void* use_host = nullptr;        ///< caller memory (CL_MEM_USE_HOST_PTR), or null
   };
 
+  /// What mem_adopt learned about a memory object made elsewhere.
+  struct AdoptedMem {
+    std::size_t bytes = 0;                  ///< size in bytes
+    Storage storage = Storage::device;      ///< placement: shared for CL_MEM_ALLOC_HOST_PTR, host for CL_MEM_USE_HOST_PTR
+    MemFlags flags = MemFlags::read_write;  ///< access flags
+    bool wrapped = false;                   ///< true when it uses caller memory (CL_MEM_USE_HOST_PTR)
+    bool is_sub = false;                    ///< true for a sub-buffer: `parent` and `origin` are set
+    NativeMem parent{};                    ///< for a sub-buffer: the buffer it was made from (not retained)
+    std::size_t origin = 0;                 ///< for a sub-buffer: byte offset in `parent`
+  };
+
   static constexpr const char* name = "opencl";  ///< backend name
 
   /// Opens the emulated device; fills `info`. Errc: invalid_argument (bad index or EDGEMEM_DEVICE), unsupported (no such device type), backend_failure.
   [[nodiscard]] static Result<NativeContext> context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept;
-  /// Releases a context from context_create.
+  /// Takes a retained reference to a cl_context made elsewhere (native.device must be one of its devices) and describes that device into `info`. Errc: invalid_argument (null handle, device not in the context), or the driver's answer.
+  [[nodiscard]] static Result<NativeContext> context_adopt(const NativeContext& native, DeviceInfo& info) noexcept;
+  /// Releases a context from context_create or context_adopt.
   static void context_release(NativeContext& ctx) noexcept;
   /// Creates an in-order queue. Errc: out_of_host_memory, out_of_device_memory, backend_failure.
   [[nodiscard]] static Result<NativeQueue> queue_create(const NativeContext& ctx) noexcept;
-  /// Releases a queue from queue_create.
+  /// Takes a retained reference to an in-order cl_command_queue made elsewhere on `ctx`'s context and device. Errc: invalid_argument (null, other context or device), unsupported (out-of-order queue), or the driver's answer.
+  [[nodiscard]] static Result<NativeQueue> queue_adopt(const NativeContext& ctx, NativeQueue q) noexcept;
+  /// Releases a queue from queue_create or queue_adopt.
   static void queue_release(NativeQueue q) noexcept;
   /// Waits for every command of the queue. Errc: as the driver answers (see opencl/cl_error.cpp).
   [[nodiscard]] static Result<void> queue_finish(NativeQueue q) noexcept;
@@ -66,7 +81,9 @@ struct OpenCL {
   /// A sub-buffer of `root` at byte `origin` of `bytes` bytes. Errc: as the driver answers (see opencl/cl_error.cpp).
   [[nodiscard]] static Result<NativeMem> mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes,
                                                  MemFlags flags) noexcept;
-  /// Releases a memory object from mem_create or mem_sub.
+  /// Retains a cl_mem buffer or sub-buffer made elsewhere on `ctx`'s context and describes it into `out`. Errc: invalid_argument (null, other context), unsupported (an image or pipe), or the driver's answer.
+  [[nodiscard]] static Result<void> mem_adopt(const NativeContext& ctx, NativeMem mem, AdoptedMem& out) noexcept;
+  /// Releases a memory object from mem_create, mem_sub or mem_adopt.
   static void mem_release(NativeMem& mem) noexcept;
 
   /// Writes `bytes` bytes from `src` at byte `offset`.

@@ -1,0 +1,318 @@
+// OpenCL interop: raw kernels on edgemem buffers and sub-buffers through native(), and Context/Queue/
+// Buffer::adopt of objects made with the raw C API, with reference counts checked on both sides.
+// Built only for the OpenCL backend; the only test source that includes CL/cl.h.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "conformance/test_helpers.hpp"
+
+using edgemem::Buffer;
+using edgemem::Context;
+using edgemem::Errc;
+using edgemem::Queue;
+
+namespace {
+
+const char* kSource =
+    "kernel void add(global int* a, int v) { size_t i = get_global_id(0); a[i] = a[i] + v; }\n";
+
+template <class T, class Info, class Obj>
+T info_of(Info fn, Obj obj, cl_uint param) {
+  T value{};
+  REQUIRE(fn(obj, param, sizeof value, &value, nullptr) == CL_SUCCESS);
+  return value;
+}
+
+cl_uint mem_refs(cl_mem m) { return info_of<cl_uint>(clGetMemObjectInfo, m, CL_MEM_REFERENCE_COUNT); }
+cl_uint queue_refs(cl_command_queue q) {
+  return info_of<cl_uint>(clGetCommandQueueInfo, q, CL_QUEUE_REFERENCE_COUNT);
+}
+cl_uint context_refs(cl_context c) { return info_of<cl_uint>(clGetContextInfo, c, CL_CONTEXT_REFERENCE_COUNT); }
+cl_uint event_refs(cl_event e) { return info_of<cl_uint>(clGetEventInfo, e, CL_EVENT_REFERENCE_COUNT); }
+
+/// The `add` kernel built with the raw C API on the fixture's context and device.
+struct AddKernel {
+  cl_program program = nullptr;
+  cl_kernel kernel = nullptr;
+
+  explicit AddKernel(const Context& ctx) {
+    const auto n = ctx.native();
+    cl_int status = CL_SUCCESS;
+    program = clCreateProgramWithSource(n.context, 1, &kSource, nullptr, &status);
+    REQUIRE(status == CL_SUCCESS);
+    REQUIRE(clBuildProgram(program, 1, &n.device, "", nullptr, nullptr) == CL_SUCCESS);
+    kernel = clCreateKernel(program, "add", &status);
+    REQUIRE(status == CL_SUCCESS);
+  }
+  ~AddKernel() {
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+  }
+  AddKernel(const AddKernel&) = delete;
+  AddKernel& operator=(const AddKernel&) = delete;
+
+  /// Runs a[i] += v over `count` ints of `mem` on `q` and waits.
+  void run(cl_command_queue q, cl_mem mem, std::size_t count, cl_int v) {
+    REQUIRE(clSetKernelArg(kernel, 0, sizeof(cl_mem), &mem) == CL_SUCCESS);
+    REQUIRE(clSetKernelArg(kernel, 1, sizeof v, &v) == CL_SUCCESS);
+    REQUIRE(clEnqueueNDRangeKernel(q, kernel, 1, nullptr, &count, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+    REQUIRE(clFinish(q) == CL_SUCCESS);
+  }
+};
+
+std::vector<cl_int> iota_ints(std::size_t n, cl_int start) {
+  std::vector<cl_int> v(n);
+  for (std::size_t i = 0; i < n; ++i) v[i] = start + static_cast<cl_int>(i) * 7;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(emt::Fixture, "interop: a raw kernel runs on an edgemem buffer and on a sub-buffer via native()") {
+  AddKernel k(ctx);
+  const std::size_t count = 4096;
+  const auto init = iota_ints(count, 11);
+  auto buf = Buffer::from_host(ctx, init.data(), count * sizeof(cl_int));
+  REQUIRE_OK(buf);
+
+  k.run(q.native(), buf->native(), count, 5);
+  std::vector<cl_int> out(count);
+  REQUIRE_OK(q.read(*buf, 0, out.data(), count * sizeof(cl_int)));
+  for (std::size_t i = 0; i < count; ++i) REQUIRE(out[i] == init[i] + 5);
+
+  // A sub-buffer one base alignment in: only its ints change.
+  const std::size_t origin = align();
+  const std::size_t sub_ints = 256;
+  REQUIRE(origin % sizeof(cl_int) == 0);
+  REQUIRE(origin + sub_ints * sizeof(cl_int) <= count * sizeof(cl_int));
+  auto sub = buf->sub(origin, sub_ints * sizeof(cl_int));
+  REQUIRE_OK(sub);
+  k.run(q.native(), sub->native(), sub_ints, 100);
+  REQUIRE_OK(q.read(*buf, 0, out.data(), count * sizeof(cl_int)));
+  const std::size_t first = origin / sizeof(cl_int);
+  for (std::size_t i = 0; i < count; ++i) {
+    const bool in_sub = i >= first && i < first + sub_ints;
+    REQUIRE(out[i] == init[i] + 5 + (in_sub ? 100 : 0));
+  }
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "interop: native handles are the ones edgemem holds, each released exactly once") {
+  auto buf = Buffer::create(ctx, 1024);
+  REQUIRE_OK(buf);
+  cl_mem mem = buf->native();
+  REQUIRE(mem_refs(mem) == 1);  // edgemem's reference only
+  REQUIRE(clRetainMemObject(mem) == CL_SUCCESS);
+  {
+    auto sub = buf->sub(0, 256);
+    REQUIRE_OK(sub);
+    // A driver may count a reference the sub-buffer holds on its parent; it goes away with the sub.
+  }
+  buf = Buffer{};
+  CHECK(mem_refs(mem) == 1);  // only ours is left: edgemem released its reference once
+  REQUIRE(clReleaseMemObject(mem) == CL_SUCCESS);
+
+  // Events: edgemem's Event holds exactly one reference and drops it once.
+  auto b2 = Buffer::create(ctx, 64);
+  REQUIRE_OK(b2);
+  const unsigned char pattern = 0x3c;
+  auto ev = q.fill_async(*b2, 0, 64, &pattern, 1);
+  REQUIRE_OK(ev);
+  cl_event e = ev->native();
+  REQUIRE_OK(ev->wait());
+  REQUIRE_OK(q.finish());
+  // A driver may hold references of its own (PoCL keeps one until the queue retires the command), so
+  // count edgemem's as the difference its release makes.
+  REQUIRE(clRetainEvent(e) == CL_SUCCESS);
+  const cl_uint before = event_refs(e);
+  *ev = edgemem::Event{};
+  CHECK(event_refs(e) == before - 1);
+  REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "interop: Buffer::adopt retains a raw cl_mem and releases it once") {
+  const std::size_t bytes = 2048;
+  auto contents = emt::random_bytes(bytes);
+  cl_int status = CL_SUCCESS;
+  cl_mem raw = clCreateBuffer(ctx.native().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, contents.data(),
+                              &status);
+  REQUIRE(status == CL_SUCCESS);
+  REQUIRE(mem_refs(raw) == 1);
+  {
+    auto adopted = Buffer::adopt(ctx, raw);
+    REQUIRE_OK(adopted);
+    CHECK(mem_refs(raw) == 2);
+    CHECK(adopted->native() == raw);
+    CHECK(adopted->size() == bytes);
+    CHECK(!adopted->is_sub());
+    CHECK(adopted->storage() == edgemem::Storage::device);
+    CHECK(snapshot(*adopted) == contents);
+
+    // Writes through edgemem are seen by the raw API.
+    auto fresh = emt::random_bytes(256);
+    REQUIRE_OK(q.write(*adopted, 512, fresh.data(), fresh.size()));
+    std::vector<unsigned char> raw_read(256);
+    REQUIRE(clEnqueueReadBuffer(q.native(), raw, CL_TRUE, 512, 256, raw_read.data(), 0, nullptr, nullptr) ==
+            CL_SUCCESS);
+    CHECK(raw_read == fresh);
+
+    // sub() and the mapping rules work on an adopted buffer.
+    auto sub = adopted->sub(align(), 128);
+    REQUIRE_OK(sub);
+    auto m = q.map<unsigned char>(*adopted, edgemem::Access::write, 0, 256);
+    REQUIRE_OK(m);
+    CHECK_ERRC(adopted->release(), Errc::busy);
+    CHECK_OK(m->unmap());
+  }
+  REQUIRE_OK(q.finish());  // a pending unmap command holds a reference until it completes
+  CHECK(mem_refs(raw) == 1);
+  REQUIRE(clReleaseMemObject(raw) == CL_SUCCESS);
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "interop: adopting a raw sub-buffer brings its parent along as the root") {
+  const std::size_t bytes = 8 * align() + 4096;
+  auto contents = emt::random_bytes(bytes);
+  cl_int status = CL_SUCCESS;
+  cl_mem parent =
+      clCreateBuffer(ctx.native().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, contents.data(), &status);
+  REQUIRE(status == CL_SUCCESS);
+  const cl_buffer_region region{2 * align(), 4 * align()};
+  cl_mem raw_sub = clCreateSubBuffer(parent, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  REQUIRE(status == CL_SUCCESS);
+  const cl_uint parent_refs = mem_refs(parent);
+  const cl_uint sub_refs = mem_refs(raw_sub);
+  {
+    auto adopted = Buffer::adopt(ctx, raw_sub);
+    REQUIRE_OK(adopted);
+    CHECK(mem_refs(raw_sub) == sub_refs + 1);
+    CHECK(mem_refs(parent) == parent_refs + 1);
+    CHECK(adopted->is_sub());
+    CHECK(adopted->origin() == region.origin);
+    CHECK(adopted->size() == region.size);
+    const std::vector<unsigned char> expect(contents.begin() + static_cast<std::ptrdiff_t>(region.origin),
+                                            contents.begin() + static_cast<std::ptrdiff_t>(region.origin + region.size));
+    CHECK(snapshot(*adopted) == expect);
+
+    // A sub of the adopted sub resolves against the parent: its writes land in the raw parent.
+    auto inner = adopted->sub(align(), align());
+    REQUIRE_OK(inner);
+    CHECK(inner->origin() == region.origin + align());
+    auto fresh = emt::random_bytes(align());
+    REQUIRE_OK(q.write(*inner, 0, fresh.data(), fresh.size()));
+    std::vector<unsigned char> raw_read(align());
+    REQUIRE(clEnqueueReadBuffer(q.native(), parent, CL_TRUE, region.origin + align(), align(), raw_read.data(), 0,
+                                nullptr, nullptr) == CL_SUCCESS);
+    CHECK(raw_read == fresh);
+
+    // Mapping rules span the adopted sub and its adopted root.
+    auto m = q.map<unsigned char>(*inner, edgemem::Access::write, 0, 64);
+    REQUIRE_OK(m);
+    unsigned char byte = 0;
+    CHECK_ERRC(q.write(*adopted, align(), &byte, 1), Errc::busy);
+    CHECK_OK(m->unmap());
+  }
+  REQUIRE_OK(q.finish());  // a pending unmap command holds a reference until it completes
+  CHECK(mem_refs(raw_sub) == sub_refs);
+  CHECK(mem_refs(parent) == parent_refs);
+  REQUIRE(clReleaseMemObject(raw_sub) == CL_SUCCESS);
+  REQUIRE(clReleaseMemObject(parent) == CL_SUCCESS);
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "interop: Queue::adopt and Context::adopt retain raw objects and release them once") {
+  const auto n = ctx.native();
+  cl_int status = CL_SUCCESS;
+  cl_command_queue raw_q = clCreateCommandQueue(n.context, n.device, 0, &status);
+  REQUIRE(status == CL_SUCCESS);
+  {
+    auto adopted = Queue::adopt(ctx, raw_q);
+    REQUIRE_OK(adopted);
+    CHECK(queue_refs(raw_q) == 2);
+    CHECK(adopted->native() == raw_q);
+    auto data = emt::random_bytes(512);
+    auto b = Buffer::create(ctx, 512);
+    REQUIRE_OK(b);
+    REQUIRE_OK(adopted->write(*b, 0, data.data(), data.size()));
+    std::vector<unsigned char> back(512);
+    REQUIRE_OK(adopted->read(*b, 0, back.data(), back.size()));
+    CHECK(back == data);
+  }
+  CHECK(queue_refs(raw_q) == 1);
+  REQUIRE(clReleaseCommandQueue(raw_q) == CL_SUCCESS);
+
+  cl_context raw_ctx = clCreateContext(nullptr, 1, &n.device, nullptr, nullptr, &status);
+  REQUIRE(status == CL_SUCCESS);
+  {
+    auto adopted = Context::adopt({raw_ctx, n.device});
+    REQUIRE_OK(adopted);
+    CHECK(context_refs(raw_ctx) == 2);
+    CHECK(std::strcmp(adopted->info().name, ctx.info().name) == 0);
+    CHECK(adopted->base_align() == ctx.base_align());
+    auto q2 = Queue::create(*adopted);
+    REQUIRE_OK(q2);
+    auto data = emt::random_bytes(300);
+    auto b = Buffer::from_host(*adopted, data.data(), data.size());
+    REQUIRE_OK(b);
+    std::vector<unsigned char> back(300);
+    REQUIRE_OK(q2->read(*b, 0, back.data(), back.size()));
+    CHECK(back == data);
+    // An edgemem buffer of the adopted context is foreign to the fixture's queue.
+    CHECK_ERRC(q.read(*b, 0, back.data(), back.size()), Errc::invalid_argument);
+  }
+  CHECK(context_refs(raw_ctx) == 1);
+  REQUIRE(clReleaseContext(raw_ctx) == CL_SUCCESS);
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "interop: adopt refuses null, foreign and unsupported objects and retains nothing") {
+  const auto n = ctx.native();
+  CHECK_ERRC(Buffer::adopt(ctx, nullptr), Errc::invalid_argument);
+  CHECK_ERRC(Queue::adopt(ctx, nullptr), Errc::invalid_argument);
+  CHECK_ERRC(Context::adopt({}), Errc::invalid_argument);
+  CHECK_ERRC(Context::adopt({n.context, nullptr}), Errc::invalid_argument);
+  CHECK_ERRC(Buffer::adopt(Context{}, nullptr), Errc::released);
+  CHECK_ERRC(Queue::adopt(Context{}, q.native()), Errc::released);
+
+  // Objects of another context.
+  cl_int status = CL_SUCCESS;
+  cl_context other = clCreateContext(nullptr, 1, &n.device, nullptr, nullptr, &status);
+  REQUIRE(status == CL_SUCCESS);
+  cl_mem foreign = clCreateBuffer(other, CL_MEM_READ_WRITE, 256, nullptr, &status);
+  REQUIRE(status == CL_SUCCESS);
+  cl_command_queue foreign_q = clCreateCommandQueue(other, n.device, 0, &status);
+  REQUIRE(status == CL_SUCCESS);
+  CHECK_ERRC(Buffer::adopt(ctx, foreign), Errc::invalid_argument);
+  CHECK_ERRC(Queue::adopt(ctx, foreign_q), Errc::invalid_argument);
+  CHECK(mem_refs(foreign) == 1);
+  CHECK(queue_refs(foreign_q) == 1);
+
+  // An out-of-order queue cannot back an in-order edgemem Queue.
+  const auto props = info_of<cl_command_queue_properties>(clGetDeviceInfo, n.device, CL_DEVICE_QUEUE_PROPERTIES);
+  if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) {
+    cl_command_queue ooo = clCreateCommandQueue(n.context, n.device, CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &status);
+    REQUIRE(status == CL_SUCCESS);
+    CHECK_ERRC(Queue::adopt(ctx, ooo), Errc::unsupported);
+    CHECK(queue_refs(ooo) == 1);
+    clReleaseCommandQueue(ooo);
+  }
+
+  // An image is not a buffer.
+  if (info_of<cl_bool>(clGetDeviceInfo, n.device, CL_DEVICE_IMAGE_SUPPORT) == CL_TRUE) {
+    const cl_image_format fmt{CL_RGBA, CL_UNORM_INT8};
+    cl_image_desc desc{};
+    desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+    desc.image_width = 16;
+    desc.image_height = 16;
+    cl_mem image = clCreateImage(n.context, CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &status);
+    REQUIRE(status == CL_SUCCESS);
+    CHECK_ERRC(Buffer::adopt(ctx, image), Errc::unsupported);
+    CHECK(mem_refs(image) == 1);
+    clReleaseMemObject(image);
+  }
+  clReleaseCommandQueue(foreign_q);
+  clReleaseMemObject(foreign);
+  clReleaseContext(other);
+}
