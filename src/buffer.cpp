@@ -1,6 +1,7 @@
 #include <edgemem/buffer.hpp>
 
 #include "detail/checks.hpp"
+#include "detail/live.hpp"
 #include "detail/nodes.hpp"
 
 namespace edgemem {
@@ -39,6 +40,7 @@ Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc
   node->flags = desc.flags;
   node->wrapped = wrapped;
   node->native = *native;
+  detail::live_add(detail::Live::buffer, 1);
   return node;
 }
 
@@ -80,6 +82,7 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem) noe
   node->flags = a.flags;
   node->wrapped = a.wrapped;
   node->native = mem;
+  detail::live_add(parent == nullptr ? detail::Live::buffer : detail::Live::sub_buffer, 1);
   return node;
 }
 
@@ -152,6 +155,7 @@ Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept
   node->flags = node_->flags;
   node->wrapped = node_->wrapped;
   node->native = *native;
+  detail::live_add(detail::Live::sub_buffer, 1);
   return Buffer(node);
 }
 

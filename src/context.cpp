@@ -1,5 +1,6 @@
 #include <edgemem/context.hpp>
 
+#include "detail/live.hpp"
 #include "detail/nodes.hpp"
 
 namespace edgemem {
@@ -19,6 +20,7 @@ Result<detail::ContextNode*> open_node(OpenNative&& open_native) noexcept {
     return fail(native.error());
   }
   node->native = *native;
+  detail::live_add(detail::Live::context, 1);
   return node;
 }
 

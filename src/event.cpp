@@ -1,5 +1,6 @@
 #include <edgemem/event.hpp>
 
+#include "detail/live.hpp"
 #include "detail/nodes.hpp"
 
 namespace edgemem {
@@ -10,6 +11,7 @@ Event Event::adopt_native(Backend::NativeEvent native) noexcept {
   Event e;
   e.native_ = native;
   e.valid_ = true;
+  detail::live_add(detail::Live::event, 1);
   return e;
 }
 
@@ -42,7 +44,10 @@ Result<bool> Event::is_complete() const noexcept {
 }
 
 Result<void> Event::release() noexcept {
-  if (valid_) Backend::event_release(native_);
+  if (valid_) {
+    Backend::event_release(native_);
+    detail::live_add(detail::Live::event, -1);
+  }
   native_ = Backend::NativeEvent{};
   valid_ = false;
   return {};

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "detail/checks.hpp"
+#include "detail/live.hpp"
 #include "detail/nodes.hpp"
 #include "detail/submit.hpp"
 
@@ -76,6 +77,7 @@ Result<MappingBase> Queue::map_bytes(Buffer& buf, Access access, std::size_t off
   n->slots[slot].host = *mapped;
   detail::retain(node_);
   detail::retain(n);
+  detail::live_add(detail::Live::mapping, 1);
   return MappingBase(node_, n, slot, *mapped, bytes, access);
 }
 
@@ -111,6 +113,7 @@ Result<void> MappingBase::unmap() noexcept {
   if (node_ == nullptr) return fail(Errc::released, "mapping is not mapped");
   auto done = Backend::unmap(queue_->native, node_->native, raw_);
   release_slot(node_, slot_);
+  detail::live_add(detail::Live::mapping, -1);
   detail::unref(node_);
   detail::unref(queue_);
   node_ = nullptr;

@@ -2,6 +2,7 @@
 #include <edgemem/queue.hpp>
 
 #include "detail/checks.hpp"
+#include "detail/live.hpp"
 #include "detail/nodes.hpp"
 #include "detail/submit.hpp"
 
@@ -101,6 +102,7 @@ Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexc
   detail::retain(cn);
   node->ctx = cn;
   node->native = *native;
+  detail::live_add(detail::Live::queue, 1);
   return node;
 }
 

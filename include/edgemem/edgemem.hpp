@@ -11,6 +11,7 @@
 #include <edgemem/flags.hpp>
 #include <edgemem/frame_ring.hpp>
 #include <edgemem/heap.hpp>
+#include <edgemem/live_objects.hpp>
 #include <edgemem/mapping.hpp>
 #include <edgemem/pool_core.hpp>
 #include <edgemem/pooled_buffer.hpp>

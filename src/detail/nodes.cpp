@@ -1,5 +1,7 @@
 #include "detail/nodes.hpp"
 
+#include "detail/live.hpp"
+
 namespace edgemem::detail {
 
 namespace {
@@ -12,12 +14,14 @@ bool drop(T* n) noexcept {
 void unref(ContextNode* n) noexcept {
   if (n == nullptr || !drop(n)) return;
   Backend::context_release(n->native);
+  live_add(Live::context, -1);
   destroy_node(n);
 }
 
 void unref(QueueNode* n) noexcept {
   if (n == nullptr || !drop(n)) return;
   Backend::queue_release(n->native);
+  live_add(Live::queue, -1);
   ContextNode* ctx = n->ctx;
   destroy_node(n);
   unref(ctx);
@@ -33,6 +37,7 @@ void unref(MemNode* n) noexcept {
     }
     if (left != 0) return;
     Backend::mem_release(n->native);
+    live_add(n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;
     destroy_node(n);
