@@ -42,6 +42,9 @@ unsigned device_version(cl_device_id device) noexcept;
 /// The OpenCL version of the device behind queue `q`, as device_version(); 0 when unknown.
 unsigned queue_device_version(cl_command_queue q) noexcept;
 
+/// True when the name of the platform behind queue `q` contains `needle` (for driver workarounds).
+bool queue_platform_is(cl_command_queue q, const char* needle) noexcept;
+
 /// Copies the string device property `param` into `out` (NUL-terminated, truncated to `cap` bytes).
 /// Errc: as the driver answers (see cl_error.cpp); out_of_host_memory for a very long string.
 [[nodiscard]] Result<void> query_text(cl_device_id device, cl_device_info param, char* out, std::size_t cap) noexcept;

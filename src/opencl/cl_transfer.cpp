@@ -1,4 +1,4 @@
-// OpenCL backend: transfers (copy_rect lives in cl_copy_rect.cpp). Reads and writes block natively
+// OpenCL backend: linear transfers and migration (the rect transfers live in cl_rect.cpp). Reads and writes block natively
 // (CL_TRUE); the other commands are enqueued with an event that a blocking call waits for and
 // releases. An async command hands its event to the caller.
 #include "opencl/cl.hpp"
@@ -7,9 +7,15 @@
 
 namespace edgemem::backend {
 
-using cl::origin_of;
-using cl::region_of;
-using cl::Triple;
+namespace {
+
+bool is_nvidia_sub_buffer(cl_command_queue q, cl_mem mem) noexcept {
+  cl_mem parent = nullptr;
+  return clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) == CL_SUCCESS &&
+         parent != nullptr && cl::queue_platform_is(q, "NVIDIA");
+}
+
+}  // namespace
 
 Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                            const Sync& sync) noexcept {
@@ -40,30 +46,19 @@ Result<void> OpenCL::copy(NativeQueue q, const NativeMem& src, const NativeMem& 
   });
 }
 
-Result<void> OpenCL::write_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, const void* src,
-                                const Sync& sync) noexcept {
-  const Triple b = origin_of(rect.buffer), h = origin_of(rect.host), r = region_of(rect.region);
-  const cl::WaitList w = cl::waits_of(sync);
-  return cl::check(clEnqueueWriteBufferRect(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v,
-                                            rect.buffer.row_pitch, rect.buffer.slice_pitch, rect.host.row_pitch,
-                                            rect.host.slice_pitch, src, w.count, w.events, sync.out));
-}
-
-Result<void> OpenCL::read_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, void* dst,
-                               const Sync& sync) noexcept {
-  const Triple b = origin_of(rect.buffer), h = origin_of(rect.host), r = region_of(rect.region);
-  const cl::WaitList w = cl::waits_of(sync);
-  return cl::check(clEnqueueReadBufferRect(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v,
-                                           rect.buffer.row_pitch, rect.buffer.slice_pitch, rect.host.row_pitch,
-                                           rect.host.slice_pitch, dst, w.count, w.events, sync.out));
-}
-
 Result<void> OpenCL::migrate(NativeQueue q, const NativeMem& mem, Migration to, const Sync& sync) noexcept {
   if (cl::queue_device_version(q) < 12)
     return fail(Errc::unsupported, "clEnqueueMigrateMemObjects needs an OpenCL 1.2 device");
   cl_mem_migration_flags flags = 0;
   if (to == Migration::to_host) flags = CL_MIGRATE_MEM_OBJECT_HOST;
   else if (to == Migration::to_device_discard) flags = CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
+  if (is_nvidia_sub_buffer(q, mem)) {
+    // NVIDIA's driver (580.x) crashes in clEnqueueMigrateMemObjects on a sub-buffer. Migration is a
+    // placement hint, so the hint is not taken: a marker keeps the command's ordering and event.
+    return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+      return clEnqueueMarkerWithWaitList(q, n, waits, out);
+    });
+  }
   return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     return clEnqueueMigrateMemObjects(q, 1, &mem, flags, n, waits, out);
   });

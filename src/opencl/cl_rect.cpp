@@ -1,0 +1,114 @@
+// OpenCL backend: the rectangular transfers. The *Rect entry points in the normal case; one linear
+// command per row instead (the same bytes, in order, on the same in-order queue) when:
+//  - the driver answers CL_INVALID_VALUE to a rect that edgemem's exact checks accepted: NVIDIA's
+//    driver (580.x) bounds-checks a buffer rect more conservatively than its last byte, so a rect that
+//    ends inside the buffer but whose last slice or row pitch would pass its end is refused;
+//  - copy_rect within one cl_mem with different pitches: OpenCL refuses that (CL_INVALID_VALUE) although
+//    the regions are disjoint (edgemem checked), and the host backend allows it; likewise when the
+//    driver's own overlap test (CL_MEM_COPY_OVERLAP) is more conservative than edgemem's exact one;
+//  - copy_rect with a sub-buffer on PoCL: PoCL 3.1 crashes in clEnqueueCopyBufferRect on sub-buffers.
+#include "opencl/cl.hpp"
+#include "opencl/cl_error.hpp"
+#include "opencl/cl_submit.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+
+bool is_sub_buffer(cl_mem mem) noexcept {
+  cl_mem parent = nullptr;
+  return clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) == CL_SUCCESS &&
+         parent != nullptr;
+}
+
+std::size_t row_offset(const RectSide& s, std::size_t y, std::size_t z) noexcept {
+  return (s.origin.z + z) * s.slice_pitch + (s.origin.y + y) * s.row_pitch + s.origin.x;
+}
+
+/// Runs `row(a_offset, b_offset, wait_count, waits, event_out)` for every row of `region`, where the
+/// offsets are the row's first byte on sides `a` and `b`. The wait list goes to the first row, the
+/// caller's event (or the blocking wait) to the last; the queue is in order, so the last completes
+/// after all of them.
+template <class EnqueueRow>
+Result<void> per_row(const RectSide& a, const RectSide& b, const Extent3& region, const OpenCL::Sync& sync,
+                     EnqueueRow&& row) noexcept {
+  const std::size_t rows = region.y * region.z;
+  std::size_t i = 0;
+  for (std::size_t z = 0; z < region.z; ++z) {
+    for (std::size_t y = 0; y < region.y; ++y, ++i) {
+      const std::size_t ao = row_offset(a, y, z), bo = row_offset(b, y, z);
+      OpenCL::Sync s;
+      if (i == 0) {
+        s.waits = sync.waits;
+        s.wait_count = sync.wait_count;
+      }
+      if (i + 1 < rows) {
+        const cl::WaitList w = cl::waits_of(s);
+        EDGEMEM_TRY(cl::check(row(ao, bo, w.count, w.events, nullptr)));
+        continue;
+      }
+      s.out = sync.out;
+      return cl::submit(s, [&](cl_uint n, const cl_event* waits, cl_event* out) { return row(ao, bo, n, waits, out); });
+    }
+  }
+  return {};
+}
+
+Result<void> copy_rows(cl_command_queue q, cl_mem src, cl_mem dst, const CopyRect& rect,
+                       const OpenCL::Sync& sync) noexcept {
+  return per_row(rect.src, rect.dst, rect.region, sync,
+                 [&](std::size_t so, std::size_t d, cl_uint n, const cl_event* waits, cl_event* out) {
+                   return clEnqueueCopyBuffer(q, src, dst, so, d, rect.region.x, n, waits, out);
+                 });
+}
+
+}  // namespace
+
+Result<void> OpenCL::write_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, const void* src,
+                                const Sync& sync) noexcept {
+  const cl::Triple b = cl::origin_of(rect.buffer), h = cl::origin_of(rect.host), r = cl::region_of(rect.region);
+  const cl::WaitList w = cl::waits_of(sync);
+  const cl_int status = clEnqueueWriteBufferRect(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v,
+                                                 rect.buffer.row_pitch, rect.buffer.slice_pitch, rect.host.row_pitch,
+                                                 rect.host.slice_pitch, src, w.count, w.events, sync.out);
+  if (status != CL_INVALID_VALUE) return cl::check(status);
+  const auto* bytes = static_cast<const unsigned char*>(src);
+  return per_row(rect.buffer, rect.host, rect.region, sync,
+                 [&](std::size_t bo, std::size_t ho, cl_uint n, const cl_event* waits, cl_event* out) {
+                   return clEnqueueWriteBuffer(q, mem, CL_FALSE, bo, rect.region.x, bytes + ho, n, waits, out);
+                 });
+}
+
+Result<void> OpenCL::read_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, void* dst,
+                               const Sync& sync) noexcept {
+  const cl::Triple b = cl::origin_of(rect.buffer), h = cl::origin_of(rect.host), r = cl::region_of(rect.region);
+  const cl::WaitList w = cl::waits_of(sync);
+  const cl_int status = clEnqueueReadBufferRect(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v,
+                                                rect.buffer.row_pitch, rect.buffer.slice_pitch, rect.host.row_pitch,
+                                                rect.host.slice_pitch, dst, w.count, w.events, sync.out);
+  if (status != CL_INVALID_VALUE) return cl::check(status);
+  auto* bytes = static_cast<unsigned char*>(dst);
+  return per_row(rect.buffer, rect.host, rect.region, sync,
+                 [&](std::size_t bo, std::size_t ho, cl_uint n, const cl_event* waits, cl_event* out) {
+                   return clEnqueueReadBuffer(q, mem, CL_FALSE, bo, rect.region.x, bytes + ho, n, waits, out);
+                 });
+}
+
+Result<void> OpenCL::copy_rect(NativeQueue q, const NativeMem& src, const NativeMem& dst, const CopyRect& rect,
+                               const Sync& sync) noexcept {
+  const bool same = src == dst;
+  if (same && (rect.src.row_pitch != rect.dst.row_pitch || rect.src.slice_pitch != rect.dst.slice_pitch))
+    return copy_rows(q, src, dst, rect, sync);
+  if (!same && (is_sub_buffer(src) || is_sub_buffer(dst)) && cl::queue_platform_is(q, "Portable Computing Language"))
+    return copy_rows(q, src, dst, rect, sync);
+  const cl::Triple s = cl::origin_of(rect.src), d = cl::origin_of(rect.dst), r = cl::region_of(rect.region);
+  auto done = cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueCopyBufferRect(q, src, dst, s.v, d.v, r.v, rect.src.row_pitch, rect.src.slice_pitch,
+                                   rect.dst.row_pitch, rect.dst.slice_pitch, n, waits, out);
+  });
+  if (!done && (done.error().native == CL_INVALID_VALUE || (same && done.error().native == CL_MEM_COPY_OVERLAP)))
+    return copy_rows(q, src, dst, rect, sync);
+  return done;
+}
+
+}  // namespace edgemem::backend
