@@ -1,0 +1,361 @@
+// fz::Target over one build of edgemem. Compiled once per library build with
+// -Dedgemem=edgemem_<build> -DFZ_TARGET_NS=fz_<build>: every `edgemem` token below names that build.
+#include <cstdio>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include <edgemem/edgemem.hpp>
+
+#include "target.hpp"
+
+#ifndef FZ_TARGET_NS
+#error "compile adapter.cpp with -DFZ_TARGET_NS=fz_host or fz_ocl"
+#endif
+
+namespace FZ_TARGET_NS {
+
+namespace {
+
+using namespace edgemem;
+
+/// Driver-visible code of a Result.
+template <class R>
+int code_of(const R& r) noexcept {
+  return r ? fz::kOk : static_cast<int>(r.error().code);
+}
+
+using fz::kEventIncomplete;
+static_assert(fz::kInvalidArgument == static_cast<int>(Errc::invalid_argument) &&
+                  fz::kOutOfRange == static_cast<int>(Errc::out_of_range) &&
+                  fz::kExhausted == static_cast<int>(Errc::exhausted) && fz::kBusy == static_cast<int>(Errc::busy) &&
+                  fz::kReleased == static_cast<int>(Errc::released),
+              "target.hpp's Errc values are out of date");
+
+struct Slot {
+  Buffer buf;
+  PooledBuffer pooled;
+  bool is_pooled = false;
+  Buffer& ref() noexcept { return is_pooled ? pooled.buffer() : buf; }
+  const Buffer& ref() const noexcept { return is_pooled ? pooled.buffer() : buf; }
+  void set(Buffer&& b) noexcept {
+    buf = std::move(b);
+    pooled = PooledBuffer{};
+    is_pooled = false;
+  }
+  void set(PooledBuffer&& p) noexcept {
+    buf = Buffer{};
+    pooled = std::move(p);
+    is_pooled = true;
+  }
+  void clear() noexcept {
+    buf = Buffer{};
+    pooled = PooledBuffer{};
+    is_pooled = false;
+  }
+};
+
+class EdgememTarget final : public fz::Target {
+ public:
+  const char* name() const noexcept override { return EDGEMEM_BACKEND_NAME; }
+
+  bool open() noexcept override {
+    DeviceSelector sel;
+    for (unsigned i = 0; i < 2; ++i) {
+      auto c = Context::create(sel);
+      if (!c) {
+        std::fprintf(stderr, "fuzz[%s]: Context::create: %s: %s\n", name(), to_string(c.error().code),
+                     c.error().message);
+        return false;
+      }
+      ctx_[i] = std::move(*c);
+      auto q = Queue::create(ctx_[i]);
+      if (!q) {
+        std::fprintf(stderr, "fuzz[%s]: Queue::create: %s\n", name(), to_string(q.error().code));
+        return false;
+      }
+      q_[i] = std::move(*q);
+    }
+    baseline_ = static_cast<long>(DefaultAllocator::stats().allocations);
+    return true;
+  }
+
+  std::size_t base_align() const noexcept override { return ctx_[0].base_align(); }
+
+  void begin() noexcept override {
+    pool_.emplace();
+    heap_.emplace();
+  }
+
+  long end() noexcept override {
+    for (auto& m : maps_) m = Mapping<unsigned char>{};
+    for (auto& s : slots_) s.clear();
+    pool_.reset();
+    heap_.reset();
+    wrapped_.clear();
+    return static_cast<long>(DefaultAllocator::stats().allocations) - baseline_;
+  }
+
+  const char* code_name(int code) const noexcept override {
+    if (code == fz::kOk) return "ok";
+    if (code == fz::kNotApplicable) return "n/a";
+    if (code == kEventIncomplete) return "event-incomplete-after-wait";
+    return to_string(static_cast<Errc>(code));
+  }
+
+  void snapshot(fz::Snapshot& s) const noexcept override {
+    for (unsigned i = 0; i < fz::kBufferSlots; ++i) {
+      const Buffer& b = slots_[i].ref();
+      fz::SlotState& st = s.slot[i];
+      st = fz::SlotState{};
+      st.valid = b.valid();
+      st.size = b.size();
+      st.origin = b.origin();
+      st.is_sub = b.is_sub();
+      st.pooled = slots_[i].is_pooled && slots_[i].pooled.valid();
+      st.pool_slot = slots_[i].is_pooled ? slots_[i].pooled.slot() : 0;
+      for (unsigned j = 0; j < fz::kBufferSlots; ++j)
+        if (b.shares_root_with(slots_[j].ref())) st.shares |= 1u << j;
+    }
+    for (unsigned i = 0; i < fz::kMappingSlots; ++i) {
+      s.mapped[i] = maps_[i].mapped();
+      s.map_bytes[i] = maps_[i].size_bytes();
+    }
+    const PoolStats p = pool_->stats();
+    s.pool[0] = p.capacity;
+    s.pool[1] = p.block_bytes;
+    s.pool[2] = p.in_use;
+    s.pool[3] = p.high_water;
+    s.pool[4] = p.failed_acquires;
+    s.heap[0] = heap_->page_size();
+    s.heap[1] = heap_->page_count();
+    s.heap[2] = heap_->free_pages();
+    s.heap[3] = heap_->largest_free_run();
+  }
+
+  fz::Outcome run(const fz::Args& a, unsigned char* out) noexcept override {
+    fz::Outcome o;
+    o.code = dispatch(a, out, o.out_len);
+    return o;
+  }
+
+ private:
+  /// Runs a blocking command, or its async form followed by wait() on the event.
+  template <class Blocking, class Async>
+  int command(bool async, Blocking&& blocking, Async&& async_form) noexcept {
+    if (!async) return code_of(blocking());
+    auto e = async_form();
+    if (!e) return code_of(e);
+    if (auto w = e->wait(); !w) return code_of(w);
+    auto done = e->is_complete();
+    if (!done) return code_of(done);
+    return *done ? fz::kOk : kEventIncomplete;
+  }
+
+  static Rect rect_of(const fz::Args& a) noexcept {
+    Rect r;
+    r.buffer = side_of(a.side[0]);
+    r.host = side_of(a.side[1]);
+    r.region = Extent3{a.region[0], a.region[1], a.region[2]};
+    return r;
+  }
+  static RectSide side_of(const fz::RectSideArgs& s) noexcept {
+    RectSide r;
+    r.origin = Offset3{s.x, s.y, s.z};
+    r.row_pitch = s.row_pitch;
+    r.slice_pitch = s.slice_pitch;
+    return r;
+  }
+
+  int dispatch(const fz::Args& a, unsigned char* out, std::size_t& out_len) noexcept {
+    Context& ctx = ctx_[a.ctx];
+    Queue& q = q_[a.queue];
+    Slot& sa = slots_[a.a];
+    Slot& sb = slots_[a.b];
+    const auto flags = static_cast<MemFlags>(a.flags);
+    const auto storage = static_cast<Storage>(a.storage);
+    const unsigned char* data = a.null_ptr ? nullptr : a.data;
+    unsigned char* dst = a.null_ptr ? nullptr : out;
+
+    switch (a.op) {
+      case fz::op_create: {
+        auto r = Buffer::create(ctx, a.n0, storage, flags);
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_from_host: {
+        auto r = Buffer::from_host(ctx, data, a.n0, storage, flags);
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_wrap: {
+        // Caller memory that outlives every buffer of this input; page-aligned, or 8 bytes past
+        // a page (a.wide) so drivers that want aligned USE_HOST_PTR memory take their copying path.
+        unsigned char* mem = nullptr;
+        if (!a.null_ptr) {
+          const std::size_t bytes = a.n0 <= fz::kHostBytes ? a.n0 : 0;
+          wrapped_.emplace_back(bytes + 8192);
+          auto base = reinterpret_cast<std::uintptr_t>(wrapped_.back().data());
+          mem = reinterpret_cast<unsigned char*>((base + 4095) & ~std::uintptr_t{4095}) + (a.wide ? 8 : 0);
+          if (bytes != 0) std::memcpy(mem, a.data, bytes);
+        }
+        auto r = Buffer::wrap(ctx, mem, a.n0, flags);
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_like: {
+        auto r = Buffer::like(sb.ref());
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_sub: {
+        auto r = sb.ref().sub(a.n0, a.n1);
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_release: {
+        auto r = sa.is_pooled ? sa.pooled.release() : sa.buf.release();
+        if (r) sa.clear();
+        return code_of(r);
+      }
+      case fz::op_drop:
+        sa.clear();
+        return fz::kOk;
+      case fz::op_move:
+        if (a.a != a.b) {
+          sa.buf = std::move(sb.buf);
+          sa.pooled = std::move(sb.pooled);
+          sa.is_pooled = sb.is_pooled;
+          sb.is_pooled = false;
+        }
+        return fz::kOk;
+      case fz::op_write:
+        return command(
+            a.async, [&] { return q.write(sa.ref(), a.n0, data, a.n1); },
+            [&] { return q.write_async(sa.ref(), a.n0, data, a.n1); });
+      case fz::op_read:
+        out_len = a.n1 <= fz::kHostBytes ? a.n1 : 0;
+        return command(
+            a.async, [&] { return q.read(sa.ref(), a.n0, dst, a.n1); },
+            [&] { return q.read_async(sa.ref(), a.n0, dst, a.n1); });
+      case fz::op_fill:
+        return command(
+            a.async, [&] { return q.fill(sa.ref(), a.n0, a.n1, data, a.pattern_bytes); },
+            [&] { return q.fill_async(sa.ref(), a.n0, a.n1, data, a.pattern_bytes); });
+      case fz::op_copy:
+        return command(
+            a.async, [&] { return q.copy(sb.ref(), sa.ref(), a.n0, a.n1, a.n2); },
+            [&] { return q.copy_async(sb.ref(), sa.ref(), a.n0, a.n1, a.n2); });
+      case fz::op_write_rect: {
+        const Rect r = rect_of(a);
+        return command(
+            a.async, [&] { return q.write_rect(sa.ref(), r, data, a.n0); },
+            [&] { return q.write_rect_async(sa.ref(), r, data, a.n0); });
+      }
+      case fz::op_read_rect: {
+        const Rect r = rect_of(a);
+        out_len = fz::kHostBytes;
+        return command(
+            a.async, [&] { return q.read_rect(sa.ref(), r, dst, a.n0); },
+            [&] { return q.read_rect_async(sa.ref(), r, dst, a.n0); });
+      }
+      case fz::op_copy_rect: {
+        CopyRect r;
+        r.src = side_of(a.side[0]);
+        r.dst = side_of(a.side[1]);
+        r.region = Extent3{a.region[0], a.region[1], a.region[2]};
+        return command(
+            a.async, [&] { return q.copy_rect(sb.ref(), sa.ref(), r); },
+            [&] { return q.copy_rect_async(sb.ref(), sa.ref(), r); });
+      }
+      case fz::op_map: {
+        const auto access = static_cast<Access>(a.access);
+        auto map_as = [&](auto element) -> Result<MappingBase> {
+          auto t = q.map<decltype(element)>(sa.ref(), access, a.n0, a.n1);
+          if (!t) return fail(t.error());
+          return MappingBase(std::move(*t));
+        };
+        Result<MappingBase> r = a.wide ? map_as(std::uint32_t{}) : map_as(static_cast<unsigned char>(0));
+        if (!r) return code_of(r);
+        Mapping<unsigned char> m(std::move(*r));
+        out_len = m.size() <= fz::kHostBytes ? m.size() : 0;
+        if (out_len != 0) std::memcpy(out, m.data(), out_len);
+        maps_[a.m] = std::move(m);
+        return fz::kOk;
+      }
+      case fz::op_map_write: {
+        Mapping<unsigned char>& m = maps_[a.m];
+        if (!m.mapped() || m.access() == Access::read || m.size() == 0) return fz::kNotApplicable;
+        const std::size_t off = a.n0 % m.size();
+        const std::size_t len = a.n1 < m.size() - off ? a.n1 : m.size() - off;
+        std::memcpy(m.data() + off, a.data, len);
+        return fz::kOk;
+      }
+      case fz::op_unmap:
+        return code_of(maps_[a.m].unmap());
+      case fz::op_map_drop:
+        maps_[a.m] = Mapping<unsigned char>{};
+        return fz::kOk;
+      case fz::op_pool_init:
+        return code_of(pool_->init(ctx, q, a.n0, a.n1, storage, flags));
+      case fz::op_pool_acquire: {
+        auto r = pool_->acquire();
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_pool_release:
+        return code_of(pool_->release());
+      case fz::op_pool_destroy:
+        pool_.reset();
+        pool_.emplace();
+        return fz::kOk;
+      case fz::op_heap_init:
+        return code_of(heap_->init(ctx, q, a.n0, a.n1, storage, flags));
+      case fz::op_heap_create: {
+        auto r = heap_->create_buffer(a.n0);
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_heap_from_host: {
+        auto r = heap_->create_buffer_from_host(q, data, a.n0);
+        if (r) sa.set(std::move(*r));
+        return code_of(r);
+      }
+      case fz::op_heap_release:
+        return code_of(heap_->release());
+      case fz::op_heap_destroy:
+        heap_.reset();
+        heap_.emplace();
+        return fz::kOk;
+      case fz::op_migrate: {
+        const auto to = static_cast<Migration>(a.migration);
+        return command(
+            a.async, [&] { return q.migrate(sa.ref(), to); }, [&] { return q.migrate_async(sa.ref(), to); });
+      }
+      case fz::op_finish:
+        return code_of(q.finish());
+      case fz::kOpCount:
+        break;
+    }
+    return fz::kNotApplicable;
+  }
+
+  Context ctx_[2];
+  Queue q_[2];
+  Slot slots_[fz::kBufferSlots];
+  Mapping<unsigned char> maps_[fz::kMappingSlots];
+  std::optional<FixedPool<>> pool_;
+  std::optional<Heap> heap_;
+  std::vector<std::vector<unsigned char>> wrapped_;
+  long baseline_ = 0;
+};
+
+}  // namespace
+
+fz::Target* make_target() noexcept {
+  // Never destroyed: the OpenCL driver may be torn down before static destructors run.
+  static EdgememTarget* target = new EdgememTarget;
+  return target;
+}
+
+}  // namespace FZ_TARGET_NS

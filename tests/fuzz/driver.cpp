@@ -1,0 +1,821 @@
+// Differential fuzz driver: decodes an input into edgemem operations, runs each on every target
+// (the host build and, with FZ_HAVE_OPENCL, the OpenCL build) and on a plain-memory model, and
+// compares every result code, every byte read and the observable state after every operation.
+// Any difference prints the operation sequence and aborts.
+//
+// Input format (all little-endian, a missing byte reads as 0): a sequence of operations, each
+//   op  s1  s2  s3  s4  seed  n0:u16  n1:u16  n2:u16  [rect: 13 bytes, rect ops only]
+// op % kOpCount picks the operation; s1 = slot a (bits 0-2), slot b (3-5), mapping m (6-7);
+// s2 = async (bit 0), null host pointer (bits 1-3 all set), wide map (bit 4), context 1 (bits 5+6),
+// queue 1 (bits 5+7); s3 = MemFlags (bit 7 set: bits 0-5 as raw flags, else read_write);
+// s4 = storage (% 3 of bits 0-1), access (bits 2-3), migration (bits 4-5);
+// seed picks the input bytes (a window of a fixed pseudo-random block); n0..n2 decode to sizes
+// and offsets (see number()). Rect: per side x, y, z, row pitch, slice pitch bytes; region x, y, z.
+#include "driver.hpp"
+
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "target.hpp"
+
+namespace fz {
+
+namespace {
+
+constexpr std::size_t kMaxOps = 200;
+constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+
+// ---- input decoding ------------------------------------------------------------------------
+
+struct Reader {
+  const std::uint8_t* p;
+  std::size_t left;
+  std::uint8_t u8() noexcept {
+    if (left == 0) return 0;
+    --left;
+    return *p++;
+  }
+  std::uint16_t u16() noexcept {
+    const std::uint16_t lo = u8();
+    return static_cast<std::uint16_t>(lo | (u8() << 8));
+  }
+};
+
+/// Sizes and offsets: raw 0..8191, multiples of 128, small values, or edge values (all edge values
+/// above 8192 exceed every device's max allocation, so no host span is ever read past kHostBytes).
+std::size_t number(std::uint16_t v) noexcept {
+  static constexpr std::size_t kSpecial[16] = {
+      0, 1, 64, 127, 128, 129, 255, 256, 1024, 4096, 8192, SIZE_MAX, SIZE_MAX - 127, SIZE_MAX / 2 + 1,
+      std::size_t{1} << 40, std::size_t{1} << 48};
+  switch (v >> 14) {
+    case 0: return v & 0x1FFFu;
+    case 1: return (v & 0x3Fu) * 128;
+    case 2: return v & 0xFFu;
+    default: return kSpecial[v & 15u];
+  }
+}
+
+bool is_rect(Op op) noexcept { return op == op_write_rect || op == op_read_rect || op == op_copy_rect; }
+
+RectSideArgs decode_side(Reader& r, std::size_t region_x) noexcept {
+  RectSideArgs s;
+  s.x = r.u8() & 63u;
+  s.y = r.u8() & 7u;
+  s.z = r.u8() & 3u;
+  const std::uint8_t rp = r.u8(), sp = r.u8();
+  s.row_pitch = (rp & 0x80u) ? (rp & 0x7Fu) * 2u : 0;
+  const std::size_t row = s.row_pitch != 0 ? s.row_pitch : region_x;
+  if (sp & 0x40u) s.slice_pitch = (sp & 0x3Fu) * 64u;             // any value, often invalid
+  else if (sp & 0x80u) s.slice_pitch = row * ((sp & 0x0Fu) + 1u);  // a multiple of the row pitch
+  return s;
+}
+
+std::vector<std::uint8_t>& data_block() noexcept {
+  static std::vector<std::uint8_t> block = [] {
+    std::vector<std::uint8_t> b(kHostBytes + 256 * 128);
+    std::uint32_t x = 0x9E3779B9u;
+    for (auto& v : b) {
+      x ^= x << 13;
+      x ^= x >> 17;
+      x ^= x << 5;
+      v = static_cast<std::uint8_t>(x >> 24);
+    }
+    return b;
+  }();
+  return block;
+}
+
+Args decode(Reader& r) noexcept {
+  Args a;
+  a.op = static_cast<Op>(r.u8() % kOpCount);
+  const std::uint8_t s1 = r.u8(), s2 = r.u8(), s3 = r.u8(), s4 = r.u8(), seed = r.u8();
+  a.a = s1 & 7u;
+  a.b = (s1 >> 3) & 7u;
+  a.m = ((s1 >> 6) & 3u) | ((s4 >> 4) & 0x0Cu);
+  a.async = s2 & 1u;
+  a.null_ptr = (s2 & 0x0Eu) == 0x0Eu;
+  a.wide = s2 & 0x10u;
+  a.ctx = (s2 & 0x60u) == 0x60u ? 1 : 0;
+  a.queue = (s2 & 0xA0u) == 0xA0u ? 1 : 0;
+  a.flags = (s3 & 0x80u) ? (s3 & 0x3Fu) : 0u;
+  a.storage = (s4 & 3u) % 3u;
+  a.access = (s4 >> 2) & 3u;
+  a.migration = (s4 >> 4) & 3u;
+  a.data = data_block().data() + std::size_t{seed} * 128;
+  const std::uint16_t r0 = r.u16(), r1 = r.u16(), r2 = r.u16();
+  a.n0 = number(r0);
+  a.n1 = number(r1);
+  a.n2 = number(r2);
+  static constexpr std::size_t kPatterns[12] = {1, 2, 4, 8, 16, 32, 64, 128, 0, 3, 256, 4};
+  a.pattern_bytes = kPatterns[r2 % 12u];
+  if (a.op == op_pool_init || a.op == op_heap_init) a.n1 = r1 % 17u;  // block / page count
+  if (is_rect(a.op)) {
+    std::uint8_t side_bytes[10];
+    for (auto& v : side_bytes) v = r.u8();
+    a.region[0] = r.u8() % 65u;
+    a.region[1] = r.u8() % 9u;
+    a.region[2] = r.u8() % 5u;
+    Reader sr{side_bytes, sizeof side_bytes};
+    a.side[0] = decode_side(sr, a.region[0]);
+    a.side[1] = decode_side(sr, a.region[0]);
+  }
+  return a;
+}
+
+const char* op_name(Op op) noexcept {
+  static constexpr const char* kNames[kOpCount] = {
+      "create", "from_host", "wrap", "like", "sub", "release", "drop", "move", "write", "read",
+      "fill", "copy", "write_rect", "read_rect", "copy_rect", "map", "map_write", "unmap", "map_drop",
+      "pool_init", "pool_acquire", "pool_release", "pool_destroy", "heap_init", "heap_create",
+      "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish"};
+  return op < kOpCount ? kNames[op] : "?";
+}
+
+// ---- the plain-memory model ----------------------------------------------------------------
+
+struct MRoot {
+  std::vector<std::uint8_t> bytes, defined;
+};
+enum Owner { owner_none, owner_pool, owner_heap };
+struct MNode {
+  int root = -1;       // index into roots
+  int root_node = -1;  // the root node (shares_root_with)
+  int parent = -1;
+  std::size_t origin = 0, size = 0;
+  int refs = 1;
+  int maps = 0;  // open mappings made through this node
+  Owner owner = owner_none;
+  int keep = -1;  // reference count at which the owner takes it back
+  std::size_t owner_slot = 0;
+  unsigned ctx = 0;
+};
+struct MSlot {
+  int node = -1;
+  bool pooled = false;
+  std::size_t pool_slot = 0;
+};
+struct MMap {
+  int node = -1;
+  std::size_t begin = 0, size = 0;  // root-relative
+  unsigned access = 0;
+};
+struct MPool {
+  bool init = false;
+  std::size_t count = 0, stride = 0, in_use = 0, high = 0, failed = 0;
+  std::vector<int> blocks;
+  std::vector<std::size_t> links;
+  std::size_t head = kNone;
+};
+struct MHeap {
+  bool init = false;
+  unsigned ctx = 0;
+  int arena = -1;
+  std::size_t page = 0, count = 0, free = 0;
+  std::vector<bool> used;
+};
+
+struct Model {
+  std::vector<MRoot> roots;
+  std::vector<MNode> nodes;
+  MSlot slots[kBufferSlots];
+  MMap maps[kMappingSlots];
+  MPool pool;
+  MHeap heap;
+
+  void reset() {
+    roots.clear();
+    nodes.clear();
+    for (auto& s : slots) s = MSlot{};
+    for (auto& m : maps) m = MMap{};
+    pool = MPool{};
+    heap = MHeap{};
+  }
+
+  int new_root(std::size_t bytes, const std::uint8_t* init, unsigned ctx) {
+    MRoot r;
+    r.bytes.assign(bytes, 0);
+    r.defined.assign(bytes, init != nullptr);
+    if (init != nullptr) std::memcpy(r.bytes.data(), init, bytes);
+    roots.push_back(std::move(r));
+    MNode n;
+    n.root = static_cast<int>(roots.size() - 1);
+    n.root_node = static_cast<int>(nodes.size());
+    n.size = bytes;
+    n.ctx = ctx;
+    nodes.push_back(n);
+    return n.root_node;
+  }
+
+  int new_sub(int parent, std::size_t offset, std::size_t bytes) {
+    MNode n;
+    const MNode& p = nodes[static_cast<std::size_t>(parent)];
+    n.root = p.root;
+    n.root_node = p.root_node;
+    n.parent = parent;
+    n.origin = p.origin + offset;
+    n.size = bytes;
+    n.ctx = p.ctx;
+    nodes[static_cast<std::size_t>(parent)].refs++;
+    nodes.push_back(n);
+    return static_cast<int>(nodes.size() - 1);
+  }
+
+  void reclaim(MNode& n) {
+    if (n.owner == owner_pool) {
+      pool.links[n.owner_slot] = pool.head;
+      pool.head = n.owner_slot;
+      pool.in_use--;
+    } else if (n.owner == owner_heap) {
+      const std::size_t pages = (n.size + heap.page - 1) / heap.page;
+      for (std::size_t p = n.owner_slot; p < n.owner_slot + pages; ++p) heap.used[p] = false;
+      heap.free += pages;
+    }
+  }
+
+  void unref(int idx) {
+    while (idx >= 0) {
+      MNode& n = nodes[static_cast<std::size_t>(idx)];
+      const int left = --n.refs;
+      if (left == n.keep && n.owner != owner_none) reclaim(n);
+      if (left != 0) return;
+      idx = n.parent;
+    }
+  }
+
+  MRoot& root_of(int node) { return roots[static_cast<std::size_t>(nodes[static_cast<std::size_t>(node)].root)]; }
+
+  std::size_t find_run(std::size_t pages) const {
+    std::size_t run = 0;
+    for (std::size_t p = 0; p < heap.count; ++p) {
+      run = heap.used[p] ? 0 : run + 1;
+      if (run == pages) return p + 1 - pages;
+    }
+    return kNone;
+  }
+  std::size_t largest_run() const {
+    std::size_t best = 0, run = 0;
+    for (std::size_t p = 0; p < heap.count; ++p) {
+      run = heap.used[p] ? 0 : run + 1;
+      if (run > best) best = run;
+    }
+    return best;
+  }
+
+  void pool_teardown() {
+    for (int b : pool.blocks) {
+      nodes[static_cast<std::size_t>(b)].owner = owner_none;  // detach blocks still out
+      unref(b);
+    }
+    pool = MPool{};
+  }
+  void heap_teardown() {
+    for (auto& n : nodes)
+      if (n.owner == owner_heap) n.owner = owner_none;
+    if (heap.arena >= 0) unref(heap.arena);
+    heap = MHeap{};
+  }
+};
+
+// ---- state of the run ------------------------------------------------------------------------
+
+struct Record {
+  Args args;
+  int code[2];
+};
+
+struct State {
+  std::vector<Target*> targets;
+  Model model;
+  std::vector<Record> log;
+  std::vector<std::uint8_t> out[2];
+  const char* label = "(input)";
+  std::uint64_t ops = 0;
+  std::string names;
+  std::size_t base_align = 0;
+  bool trace = false;  // EDGEMEM_FUZZ_TRACE set: print every operation and its code
+};
+
+State& state() noexcept {
+  static State s;
+  return s;
+}
+
+void print_args(const Args& a) {
+  std::fprintf(stderr, "%-14s a=%u b=%u m=%u n0=%zu n1=%zu n2=%zu", op_name(a.op), a.a, a.b, a.m, a.n0, a.n1, a.n2);
+  if (a.op == op_create || a.op == op_from_host || a.op == op_wrap || a.op == op_pool_init || a.op == op_heap_init)
+    std::fprintf(stderr, " storage=%u flags=0x%x", a.storage, a.flags);
+  if (a.op == op_map) std::fprintf(stderr, " access=%u%s", a.access, a.wide ? " u32" : "");
+  if (a.op == op_fill) std::fprintf(stderr, " pattern=%zu", a.pattern_bytes);
+  if (a.op == op_migrate) std::fprintf(stderr, " to=%u", a.migration);
+  if (is_rect(a.op))
+    std::fprintf(stderr, " region=%zux%zux%zu side0={%zu,%zu,%zu rp=%zu sp=%zu} side1={%zu,%zu,%zu rp=%zu sp=%zu}",
+                 a.region[0], a.region[1], a.region[2], a.side[0].x, a.side[0].y, a.side[0].z, a.side[0].row_pitch,
+                 a.side[0].slice_pitch, a.side[1].x, a.side[1].y, a.side[1].z, a.side[1].row_pitch,
+                 a.side[1].slice_pitch);
+  if (a.ctx != 0) std::fprintf(stderr, " ctx=1");
+  if (a.queue != 0) std::fprintf(stderr, " queue=1");
+  if (a.async) std::fprintf(stderr, " async");
+  if (a.null_ptr) std::fprintf(stderr, " null");
+}
+
+[[noreturn]] void report(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+void report(const char* fmt, ...) {
+  State& s = state();
+  std::fprintf(stderr, "\n==== edgemem differential fuzz: MISMATCH in %s (%s)\n", s.label, s.names.c_str());
+  std::fprintf(stderr, "operations (code per target: %s", s.targets[0]->name());
+  for (std::size_t t = 1; t < s.targets.size(); ++t) std::fprintf(stderr, " / %s", s.targets[t]->name());
+  std::fprintf(stderr, "):\n");
+  for (std::size_t i = 0; i < s.log.size(); ++i) {
+    std::fprintf(stderr, "  #%-3zu ", i);
+    print_args(s.log[i].args);
+    std::fprintf(stderr, "  -> %s", s.targets[0]->code_name(s.log[i].code[0]));
+    for (std::size_t t = 1; t < s.targets.size(); ++t)
+      std::fprintf(stderr, " / %s", s.targets[t]->code_name(s.log[i].code[t]));
+    std::fprintf(stderr, "\n");
+  }
+  std::fprintf(stderr, "difference after the last operation: ");
+  va_list ap;
+  va_start(ap, fmt);
+  std::vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  std::fprintf(stderr, "\n");
+  std::abort();
+}
+
+// ---- comparisons -----------------------------------------------------------------------------
+
+/// Compares `len` bytes a target produced against the model's root bytes at `begin` (defined ones only).
+void expect_bytes(const char* what, std::size_t t, const std::uint8_t* got, const MRoot& root, std::size_t begin,
+                  std::size_t len) {
+  for (std::size_t i = 0; i < len; ++i) {
+    if (root.defined[begin + i] && got[i] != root.bytes[begin + i])
+      report("%s: %s byte %zu is 0x%02x, the model says 0x%02x", what, state().targets[t]->name(), i, got[i],
+             root.bytes[begin + i]);
+  }
+}
+
+void compare_snapshots() {
+  State& s = state();
+  Model& m = s.model;
+  for (std::size_t t = 0; t < s.targets.size(); ++t) {
+    Snapshot snap;
+    s.targets[t]->snapshot(snap);
+    const char* name = s.targets[t]->name();
+    for (unsigned i = 0; i < kBufferSlots; ++i) {
+      const MSlot& ms = m.slots[i];
+      const SlotState& st = snap.slot[i];
+      SlotState want;
+      if (ms.node >= 0) {
+        const MNode& n = m.nodes[static_cast<std::size_t>(ms.node)];
+        want.valid = 1;
+        want.size = n.size;
+        want.origin = n.origin;
+        want.is_sub = n.parent >= 0;
+        want.pooled = ms.pooled;
+        want.pool_slot = ms.pooled ? ms.pool_slot : 0;
+        for (unsigned j = 0; j < kBufferSlots; ++j) {
+          const int other = m.slots[j].node;
+          if (other >= 0 && m.nodes[static_cast<std::size_t>(other)].root_node == n.root_node) want.shares |= 1u << j;
+        }
+      }
+      if (st.valid != want.valid || st.size != want.size || st.origin != want.origin || st.is_sub != want.is_sub ||
+          st.pooled != want.pooled || st.pool_slot != want.pool_slot || st.shares != want.shares)
+        report("%s slot %u: valid=%" PRIu64 " size=%" PRIu64 " origin=%" PRIu64 " sub=%" PRIu64 " pooled=%" PRIu64
+               " pool_slot=%" PRIu64 " shares=0x%" PRIx64 "; the model says valid=%" PRIu64 " size=%" PRIu64
+               " origin=%" PRIu64 " sub=%" PRIu64 " pooled=%" PRIu64 " pool_slot=%" PRIu64 " shares=0x%" PRIx64,
+               name, i, st.valid, st.size, st.origin, st.is_sub, st.pooled, st.pool_slot, st.shares, want.valid,
+               want.size, want.origin, want.is_sub, want.pooled, want.pool_slot, want.shares);
+    }
+    for (unsigned i = 0; i < kMappingSlots; ++i) {
+      const bool mapped = m.maps[i].node >= 0;
+      if (snap.mapped[i] != mapped || (mapped && snap.map_bytes[i] != m.maps[i].size))
+        report("%s mapping %u: mapped=%" PRIu64 " bytes=%" PRIu64 "; the model says mapped=%d bytes=%zu", name, i,
+               snap.mapped[i], snap.map_bytes[i], mapped, m.maps[i].size);
+    }
+    const std::uint64_t pool[5] = {m.pool.count, m.pool.stride, m.pool.in_use, m.pool.high, m.pool.failed};
+    for (unsigned k = 0; k < 5; ++k)
+      if (snap.pool[k] != pool[k])
+        report("%s pool stats[%u] (capacity, block_bytes, in_use, high_water, failed) is %" PRIu64
+               ", the model says %" PRIu64,
+               name, k, snap.pool[k], pool[k]);
+    const std::uint64_t heap[4] = {m.heap.page, m.heap.count, m.heap.free, m.largest_run()};
+    for (unsigned k = 0; k < 4; ++k)
+      if (snap.heap[k] != heap[k])
+        report("%s heap[%u] (page_size, page_count, free_pages, largest_free_run) is %" PRIu64
+               ", the model says %" PRIu64,
+               name, k, snap.heap[k], heap[k]);
+  }
+}
+
+bool in_range(std::size_t off, std::size_t len, std::size_t size) noexcept {
+  return off <= size && len <= size - off;
+}
+
+/// Resolved rect side: pitches filled in, bounding extent checked against `limit`.
+bool resolve(const RectSideArgs& in, const std::size_t (&region)[3], std::size_t limit, RectSideArgs& out) {
+  out = in;
+  if (out.row_pitch == 0) out.row_pitch = region[0];
+  if (out.slice_pitch == 0) out.slice_pitch = region[1] * out.row_pitch;
+  const std::size_t last = (out.z + region[2] - 1) * out.slice_pitch + (out.y + region[1] - 1) * out.row_pitch +
+                           out.x + region[0];
+  return last <= limit;
+}
+
+std::size_t row_at(const RectSideArgs& s, std::size_t y, std::size_t z) noexcept {
+  return (s.z + z) * s.slice_pitch + (s.y + y) * s.row_pitch + s.x;
+}
+
+/// The slot's node, or a report when a target claimed success on an empty slot.
+int node_of(unsigned slot, const char* what) {
+  const int n = state().model.slots[slot].node;
+  if (n < 0) report("%s succeeded on empty slot %u", what, slot);
+  return n;
+}
+
+void set_slot(unsigned slot, int node, bool pooled = false, std::size_t pool_slot = 0) {
+  Model& m = state().model;
+  const int old = m.slots[slot].node;
+  m.slots[slot] = MSlot{node, pooled, pool_slot};
+  if (old >= 0) m.unref(old);
+}
+
+/// Codes the model can predict on its own (kNotApplicable: no prediction).
+int predict(const Args& a) {
+  Model& m = state().model;
+  switch (a.op) {
+    case op_release: {
+      const int n = m.slots[a.a].node;
+      return n >= 0 && m.nodes[static_cast<std::size_t>(n)].maps > 0 ? kBusy : kOk;
+    }
+    case op_drop:
+    case op_move:
+    case op_map_drop:
+    case op_pool_destroy:
+    case op_heap_destroy:
+      return kOk;
+    case op_unmap:
+      return m.maps[a.m].node >= 0 ? kNotApplicable : kReleased;
+    case op_map_write: {
+      const MMap& mm = m.maps[a.m];
+      return mm.node < 0 || mm.access == 0 || mm.size == 0 ? kNotApplicable : kOk;
+    }
+    case op_pool_acquire:
+      if (!m.pool.init) return kReleased;
+      return m.pool.head == kNone ? kExhausted : kOk;
+    case op_pool_release:
+      return m.pool.init && m.pool.in_use != 0 ? kBusy : kOk;
+    case op_heap_release:
+      return m.heap.init && m.heap.free != m.heap.count ? kBusy : kOk;
+    case op_heap_create:
+    case op_heap_from_host: {
+      if (!m.heap.init) return kReleased;
+      if (a.op == op_heap_from_host && (a.null_ptr || a.queue != m.heap.ctx)) return kInvalidArgument;
+      if (a.n0 == 0) return kInvalidArgument;
+      if (a.n0 > m.heap.page * m.heap.count) return kOutOfRange;
+      const std::size_t pages = (a.n0 + m.heap.page - 1) / m.heap.page;
+      return pages <= m.heap.free && m.find_run(pages) != kNone ? kOk : kExhausted;
+    }
+    default:
+      return kNotApplicable;
+  }
+}
+
+/// Applies a successful operation to the model and checks what the targets read.
+void apply(const Args& a) {
+  State& s = state();
+  Model& m = s.model;
+  const std::size_t nt = s.targets.size();
+  switch (a.op) {
+    case op_create:
+      set_slot(a.a, m.new_root(a.n0, nullptr, a.ctx));
+      break;
+    case op_from_host:
+      if (a.n0 > kHostBytes) report("from_host of %zu bytes succeeded", a.n0);
+      set_slot(a.a, m.new_root(a.n0, a.data, a.ctx));
+      break;
+    case op_wrap:
+      if (a.n0 > kHostBytes) report("wrap of %zu bytes succeeded", a.n0);
+      set_slot(a.a, m.new_root(a.n0, a.data, a.ctx));
+      break;
+    case op_like: {
+      const int src = node_of(a.b, "like");
+      const MNode& n = m.nodes[static_cast<std::size_t>(src)];
+      set_slot(a.a, m.new_root(n.size, nullptr, n.ctx));
+      break;
+    }
+    case op_sub: {
+      const int src = node_of(a.b, "sub");
+      if (!in_range(a.n0, a.n1, m.nodes[static_cast<std::size_t>(src)].size) || a.n1 == 0)
+        report("sub(%zu, %zu) succeeded on a %zu-byte buffer", a.n0, a.n1, m.nodes[static_cast<std::size_t>(src)].size);
+      set_slot(a.a, m.new_sub(src, a.n0, a.n1));
+      break;
+    }
+    case op_release:
+    case op_drop:
+      set_slot(a.a, -1);
+      break;
+    case op_move:
+      if (a.a != a.b) {
+        const MSlot moved = m.slots[a.b];
+        m.slots[a.b] = MSlot{};
+        const int old = m.slots[a.a].node;
+        m.slots[a.a] = moved;
+        if (old >= 0) m.unref(old);
+      }
+      break;
+    case op_write: {
+      const int n = node_of(a.a, "write");
+      const MNode& node = m.nodes[static_cast<std::size_t>(n)];
+      if (!in_range(a.n0, a.n1, node.size)) report("write past the end succeeded");
+      MRoot& r = m.root_of(n);
+      std::memcpy(r.bytes.data() + node.origin + a.n0, a.data, a.n1);
+      std::memset(r.defined.data() + node.origin + a.n0, 1, a.n1);
+      break;
+    }
+    case op_read: {
+      const int n = node_of(a.a, "read");
+      const MNode& node = m.nodes[static_cast<std::size_t>(n)];
+      if (!in_range(a.n0, a.n1, node.size)) report("read past the end succeeded");
+      for (std::size_t t = 0; t < nt; ++t) expect_bytes("read", t, s.out[t].data(), m.root_of(n), node.origin + a.n0, a.n1);
+      break;
+    }
+    case op_fill: {
+      const int n = node_of(a.a, "fill");
+      const MNode& node = m.nodes[static_cast<std::size_t>(n)];
+      if (!in_range(a.n0, a.n1, node.size) || a.pattern_bytes == 0) report("fill past the end succeeded");
+      MRoot& r = m.root_of(n);
+      for (std::size_t i = 0; i < a.n1; ++i) {
+        r.bytes[node.origin + a.n0 + i] = a.data[i % a.pattern_bytes];
+        r.defined[node.origin + a.n0 + i] = 1;
+      }
+      break;
+    }
+    case op_copy: {
+      const int sn = node_of(a.b, "copy"), dn = node_of(a.a, "copy");
+      const MNode &src = m.nodes[static_cast<std::size_t>(sn)], &dst = m.nodes[static_cast<std::size_t>(dn)];
+      if (!in_range(a.n0, a.n2, src.size) || !in_range(a.n1, a.n2, dst.size)) report("copy past the end succeeded");
+      MRoot &sr = m.root_of(sn), &dr = m.root_of(dn);
+      std::vector<std::uint8_t> b(sr.bytes.begin() + static_cast<long>(src.origin + a.n0),
+                                  sr.bytes.begin() + static_cast<long>(src.origin + a.n0 + a.n2));
+      std::vector<std::uint8_t> d(sr.defined.begin() + static_cast<long>(src.origin + a.n0),
+                                  sr.defined.begin() + static_cast<long>(src.origin + a.n0 + a.n2));
+      std::memcpy(dr.bytes.data() + dst.origin + a.n1, b.data(), a.n2);
+      std::memcpy(dr.defined.data() + dst.origin + a.n1, d.data(), a.n2);
+      break;
+    }
+    case op_write_rect:
+    case op_read_rect:
+    case op_copy_rect: {
+      const bool copy = a.op == op_copy_rect;
+      const int bn = node_of(a.op == op_copy_rect ? a.b : a.a, op_name(a.op));
+      const MNode& bnode = m.nodes[static_cast<std::size_t>(bn)];
+      RectSideArgs s0, s1;
+      const std::size_t limit1 = copy ? m.nodes[static_cast<std::size_t>(node_of(a.a, "copy_rect"))].size
+                                      : (a.n0 < kHostBytes ? a.n0 : kHostBytes);
+      if (!resolve(a.side[0], a.region, bnode.size, s0) || !resolve(a.side[1], a.region, limit1, s1))
+        report("%s past the end succeeded", op_name(a.op));
+      MRoot& br = m.root_of(bn);
+      if (a.op == op_write_rect) {
+        for (std::size_t z = 0; z < a.region[2]; ++z)
+          for (std::size_t y = 0; y < a.region[1]; ++y) {
+            std::memcpy(br.bytes.data() + bnode.origin + row_at(s0, y, z), a.data + row_at(s1, y, z), a.region[0]);
+            std::memset(br.defined.data() + bnode.origin + row_at(s0, y, z), 1, a.region[0]);
+          }
+      } else if (a.op == op_read_rect) {
+        MRoot expect;
+        expect.bytes.assign(kHostBytes, 0xA5);
+        expect.defined.assign(kHostBytes, 1);
+        for (std::size_t z = 0; z < a.region[2]; ++z)
+          for (std::size_t y = 0; y < a.region[1]; ++y) {
+            std::memcpy(expect.bytes.data() + row_at(s1, y, z), br.bytes.data() + bnode.origin + row_at(s0, y, z),
+                        a.region[0]);
+            std::memcpy(expect.defined.data() + row_at(s1, y, z), br.defined.data() + bnode.origin + row_at(s0, y, z),
+                        a.region[0]);
+          }
+        for (std::size_t t = 0; t < nt; ++t) expect_bytes("read_rect", t, s.out[t].data(), expect, 0, kHostBytes);
+      } else {
+        const int dn = node_of(a.a, "copy_rect");
+        const MNode& dnode = m.nodes[static_cast<std::size_t>(dn)];
+        MRoot& dr = m.root_of(dn);
+        MRoot src = br;  // regions do not overlap, but copy from a snapshot anyway
+        for (std::size_t z = 0; z < a.region[2]; ++z)
+          for (std::size_t y = 0; y < a.region[1]; ++y) {
+            std::memcpy(dr.bytes.data() + dnode.origin + row_at(s1, y, z),
+                        src.bytes.data() + bnode.origin + row_at(s0, y, z), a.region[0]);
+            std::memcpy(dr.defined.data() + dnode.origin + row_at(s1, y, z),
+                        src.defined.data() + bnode.origin + row_at(s0, y, z), a.region[0]);
+          }
+      }
+      break;
+    }
+    case op_map: {
+      const int n = node_of(a.a, "map");
+      const MNode& node = m.nodes[static_cast<std::size_t>(n)];
+      if (!in_range(a.n0, a.n1, node.size) || a.n1 == 0 || a.access > 2) report("map of a bad range succeeded");
+      const std::size_t begin = node.origin + a.n0;
+      MRoot& r = m.root_of(n);
+      if (a.access != 2) {
+        for (std::size_t t = 0; t < nt; ++t) expect_bytes("mapped bytes", t, s.out[t].data(), r, begin, a.n1);
+      } else {
+        std::memset(r.defined.data() + begin, 0, a.n1);  // write_discard: prior contents undefined
+      }
+      m.nodes[static_cast<std::size_t>(n)].refs++;
+      m.nodes[static_cast<std::size_t>(n)].maps++;
+      const MMap old = m.maps[a.m];
+      m.maps[a.m] = MMap{n, begin, a.n1, a.access};
+      if (old.node >= 0) {
+        m.nodes[static_cast<std::size_t>(old.node)].maps--;
+        m.unref(old.node);
+      }
+      break;
+    }
+    case op_map_write: {
+      const MMap& mm = m.maps[a.m];
+      const std::size_t off = a.n0 % mm.size;
+      const std::size_t len = a.n1 < mm.size - off ? a.n1 : mm.size - off;
+      MRoot& r = m.root_of(mm.node);
+      std::memcpy(r.bytes.data() + mm.begin + off, a.data, len);
+      std::memset(r.defined.data() + mm.begin + off, 1, len);
+      break;
+    }
+    case op_unmap:
+    case op_map_drop: {
+      const MMap old = m.maps[a.m];
+      m.maps[a.m] = MMap{};
+      if (old.node >= 0) {
+        m.nodes[static_cast<std::size_t>(old.node)].maps--;
+        m.unref(old.node);
+      }
+      break;
+    }
+    case op_pool_init: {
+      const std::size_t align = s.base_align;
+      const std::size_t stride = (a.n0 + align - 1) / align * align;
+      const int parent = m.new_root(stride * a.n1, nullptr, a.ctx);
+      MRoot& r = m.root_of(parent);
+      std::memset(r.defined.data(), 1, r.defined.size());  // zero-filled at init
+      m.pool.init = true;
+      m.pool.count = a.n1;
+      m.pool.stride = stride;
+      m.pool.links.resize(a.n1);
+      for (std::size_t i = 0; i < a.n1; ++i) {
+        const int b = m.new_sub(parent, i * stride, stride);
+        MNode& bn = m.nodes[static_cast<std::size_t>(b)];
+        bn.owner = owner_pool;
+        bn.keep = 1;
+        bn.owner_slot = i;
+        m.pool.blocks.push_back(b);
+        m.pool.links[i] = i + 1 < a.n1 ? i + 1 : kNone;
+      }
+      m.pool.head = 0;
+      m.unref(parent);  // the local parent handle in init() is gone; the blocks hold it
+      break;
+    }
+    case op_pool_acquire: {
+      const std::size_t slot = m.pool.head;
+      m.pool.head = m.pool.links[slot];
+      if (++m.pool.in_use > m.pool.high) m.pool.high = m.pool.in_use;
+      const int b = m.pool.blocks[slot];
+      m.nodes[static_cast<std::size_t>(b)].refs++;
+      set_slot(a.a, b, true, slot);
+      break;
+    }
+    case op_pool_release:
+      if (m.pool.init) m.pool_teardown();
+      break;
+    case op_pool_destroy:
+      if (m.pool.init) m.pool_teardown();
+      break;
+    case op_heap_init: {
+      m.heap.init = true;
+      m.heap.ctx = a.ctx;
+      m.heap.page = a.n0;
+      m.heap.count = a.n1;
+      m.heap.free = a.n1;
+      m.heap.used.assign(a.n1, false);
+      m.heap.arena = m.new_root(a.n0 * a.n1, nullptr, a.ctx);
+      MRoot& r = m.root_of(m.heap.arena);
+      std::memset(r.defined.data(), 1, r.defined.size());
+      break;
+    }
+    case op_heap_create:
+    case op_heap_from_host: {
+      const std::size_t pages = (a.n0 + m.heap.page - 1) / m.heap.page;
+      const std::size_t first = m.find_run(pages);
+      for (std::size_t p = first; p < first + pages; ++p) m.heap.used[p] = true;
+      m.heap.free -= pages;
+      const int b = m.new_sub(m.heap.arena, first * m.heap.page, a.n0);
+      MNode& bn = m.nodes[static_cast<std::size_t>(b)];
+      bn.owner = owner_heap;
+      bn.keep = 0;
+      bn.owner_slot = first;
+      MRoot& r = m.root_of(b);
+      if (a.op == op_heap_create) {
+        std::memset(r.defined.data() + bn.origin, 0, a.n0);  // contents undefined
+      } else {
+        std::memcpy(r.bytes.data() + bn.origin, a.data, a.n0);
+        std::memset(r.defined.data() + bn.origin, 1, a.n0);
+      }
+      set_slot(a.a, b);
+      break;
+    }
+    case op_heap_release:
+    case op_heap_destroy:
+      if (m.heap.init) m.heap_teardown();
+      break;
+    case op_migrate:
+    case op_finish:
+    case kOpCount:
+      break;
+  }
+}
+
+/// Applies what a failed operation still does: a failed unmap leaves the guard unmapped; a refused
+/// pool acquire is counted.
+void apply_failure(const Args& a, int code) {
+  if (a.op == op_unmap) apply(a);
+  if (a.op == op_pool_acquire && code == kExhausted) state().model.pool.failed++;
+}
+
+}  // namespace
+
+bool init_targets() noexcept {
+  State& s = state();
+  if (!s.targets.empty()) return true;
+  s.targets.push_back(fz_host::make_target());
+#if FZ_HAVE_OPENCL
+  s.targets.push_back(fz_ocl::make_target());
+#endif
+  for (Target* t : s.targets) {
+    if (!t->open()) return false;
+    if (!s.names.empty()) s.names += "+";
+    s.names += t->name();
+  }
+  s.names += "+model";
+  s.base_align = s.targets[0]->base_align();
+  s.trace = std::getenv("EDGEMEM_FUZZ_TRACE") != nullptr;
+  for (Target* t : s.targets) {
+    if (t->base_align() != s.base_align) {
+      std::fprintf(stderr, "fuzz: base alignment differs (%s %zu, %s %zu); configure host_base_align to match\n",
+                   s.targets[0]->name(), s.base_align, t->name(), t->base_align());
+      return false;
+    }
+  }
+  for (auto& o : s.out) o.assign(kHostBytes, 0);
+  return true;
+}
+
+const char* target_names() noexcept { return state().names.c_str(); }
+void set_input_label(const char* label) noexcept { state().label = label; }
+std::uint64_t operations_run() noexcept { return state().ops; }
+
+void run_input(const std::uint8_t* data, std::size_t size) noexcept {
+  State& s = state();
+  if (!init_targets()) std::abort();
+  const std::size_t nt = s.targets.size();
+  s.model.reset();
+  s.log.clear();
+  if (s.trace) std::fprintf(stderr, "input %s:\n", s.label);
+  for (Target* t : s.targets) t->begin();
+  Reader r{data, size};
+  for (std::size_t i = 0; i < kMaxOps && r.left != 0; ++i) {
+    const Args a = decode(r);
+    Record rec{a, {0, 0}};
+    const int expected = predict(a);
+    for (std::size_t t = 0; t < nt; ++t) {
+      if (a.op == op_read_rect) std::memset(s.out[t].data(), 0xA5, kHostBytes);
+      rec.code[t] = s.targets[t]->run(a, s.out[t].data()).code;
+    }
+    s.log.push_back(rec);
+    ++s.ops;
+    if (s.trace) {
+      std::fprintf(stderr, "  #%-3zu ", i);
+      print_args(a);
+      std::fprintf(stderr, "  -> %s\n", s.targets[0]->code_name(rec.code[0]));
+    }
+    for (std::size_t t = 1; t < nt; ++t)
+      if (rec.code[t] != rec.code[0])
+        report("result codes differ: %s says %s, %s says %s", s.targets[0]->name(),
+               s.targets[0]->code_name(rec.code[0]), s.targets[t]->name(), s.targets[t]->code_name(rec.code[t]));
+    if (rec.code[0] == kEventIncomplete) report("an event was not complete after wait() succeeded");
+    if (expected != kNotApplicable && a.op != op_unmap && rec.code[0] != expected)
+      report("the model expected %s", s.targets[0]->code_name(expected));
+    if (a.op == op_unmap && expected != kNotApplicable && rec.code[0] != expected)
+      report("unmap of an unmapped guard: the model expected %s", s.targets[0]->code_name(expected));
+    if (rec.code[0] == kOk) apply(a);
+    else apply_failure(a, rec.code[0]);
+    compare_snapshots();
+  }
+  for (std::size_t t = 0; t < nt; ++t) {
+    const long leaked = s.targets[t]->end();
+    if (leaked != 0) report("%s: %ld allocator-policy allocations outlive every object of the input", s.targets[t]->name(), leaked);
+  }
+}
+
+}  // namespace fz

@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of the differential fuzzer (tests/fuzz/corpus/seed-*.bin).
+
+Each seed is a short, meaningful operation sequence in the input format of driver.cpp, so the
+fuzzer starts from inputs that reach every operation and its documented error paths. The seeds
+are committed; re-run this script only after changing the input format or adding seeds:
+    python3 tests/fuzz/gen_corpus.py [OUT_DIR]     (default: tests/fuzz/corpus)
+Regression inputs found by the fuzzer live next to them as regress-*.bin and are never rewritten.
+"""
+import os
+import random
+import struct
+import sys
+
+OPS = ["create", "from_host", "wrap", "like", "sub", "release", "drop", "move", "write", "read",
+       "fill", "copy", "write_rect", "read_rect", "copy_rect", "map", "map_write", "unmap", "map_drop",
+       "pool_init", "pool_acquire", "pool_release", "pool_destroy", "heap_init", "heap_create",
+       "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish"]
+RECT_OPS = {"write_rect", "read_rect", "copy_rect"}
+SPECIAL = {0: 0, 1: 1, 64: 2, 127: 3, 128: 4, 129: 5, 255: 6, 256: 7, 1024: 8, 4096: 9, 8192: 10,
+           "max": 11, "max-127": 12, "half": 13, "2^40": 14, "2^48": 15}
+PATTERNS = [1, 2, 4, 8, 16, 32, 64, 128, 0, 3, 256, 4]
+
+# Flags (MemFlags bits) and enum values.
+RO, WO, H_RO, H_WO, H_NA, BAD = 1, 2, 4, 8, 16, 32
+DEVICE, HOST, SHARED = 0, 1, 2
+READ, WRITE, DISCARD, BAD_ACCESS = 0, 1, 2, 3
+
+
+def num(v):
+    """Encodes a size/offset as the u16 number() decodes."""
+    if isinstance(v, str):
+        return 0xC000 | SPECIAL[v]
+    if v < 8192:
+        return v
+    if v % 128 == 0 and v // 128 < 64:
+        return 0x4000 | (v // 128)
+    return 0xC000 | SPECIAL[v]
+
+
+def side(x=0, y=0, z=0, rp=0, sp=None, sp_raw=None):
+    """One rect side: rp must be even (0: packed); sp: multiple k of the row pitch; sp_raw: k*64."""
+    rpb = 0 if rp == 0 else 0x80 | (rp // 2)
+    if sp_raw is not None:
+        spb = 0x40 | sp_raw
+    elif sp is not None:
+        spb = 0x80 | (sp - 1)
+    else:
+        spb = 0
+    return bytes([x, y, z, rpb, spb])
+
+
+def op(name, a=0, b=0, m=0, n0=0, n1=0, n2=0, *, async_=False, null=False, wide=False, ctx=0,
+       queue=0, flags=0, storage=0, access=0, migration=0, seed=0, pattern=None, count=None,
+       rect=None):
+    s1 = a | (b << 3) | ((m & 3) << 6)
+    s2 = (1 if async_ else 0) | (0x0E if null else 0) | (0x10 if wide else 0)
+    if ctx:
+        s2 |= 0x60
+    if queue:
+        s2 |= 0xA0
+    s3 = 0x80 | flags if flags else 0
+    s4 = storage | (access << 2) | (migration << 4) | ((m >> 2) << 6)
+    r0, r1, r2 = num(n0), num(n1), num(n2)
+    if count is not None:
+        r1 = count
+    if pattern is not None:
+        r2 = PATTERNS.index(pattern)
+    out = bytes([OPS.index(name), s1, s2, s3, s4, seed]) + struct.pack("<HHH", r0, r1, r2)
+    if name in RECT_OPS:
+        s0, s1_, region = rect
+        out += s0 + s1_ + bytes(region)
+    return out
+
+
+SEEDS = {}
+
+
+def seed(name):
+    def wrap(fn):
+        SEEDS[name] = fn
+        return fn
+    return wrap
+
+
+@seed("buffer-basic")
+def _():
+    return [op("create", 0, n0=1024), op("write", 0, n0=0, n1=1024, seed=3), op("read", 0, n0=0, n1=1024),
+            op("read", 0, n0=100, n1=200), op("write", 0, n0=1000, n1=24, seed=9), op("read", 0, n0=990, n1=34),
+            op("create", 1, n0=1, storage=SHARED), op("write", 1, n1=1, seed=1), op("read", 1, n1=1),
+            op("like", 2, 0), op("write", 2, n1=512, seed=4), op("read", 2, n1=1024), op("release", 0),
+            op("read", 0, n1=1), op("release", 0), op("finish")]
+
+
+@seed("from-host-wrap")
+def _():
+    return [op("from_host", 0, n0=777, seed=5, storage=HOST), op("read", 0, n1=777),
+            op("wrap", 1, n0=4096, seed=6), op("read", 1, n0=4000, n1=96), op("write", 1, n0=8, n1=64, seed=7),
+            op("read", 1, n1=128), op("wrap", 2, n0=300, seed=8, wide=True), op("read", 2, n1=300),
+            op("from_host", 3, n0=64, null=True), op("wrap", 3, n0=64, null=True), op("from_host", 3, n0=0, seed=1),
+            op("create", 3, n0="max"), op("create", 3, n0="2^40"), op("create", 3, n0=0),
+            op("from_host", 3, n0=128, ctx=1, seed=2), op("read", 3, n1=128), op("read", 3, n1=128, queue=1)]
+
+
+@seed("sub-buffers")
+def _():
+    return [op("create", 0, n0=4096), op("write", 0, n1=4096, seed=10), op("sub", 1, 0, n0=128, n1=512),
+            op("read", 1, n1=512), op("write", 1, n0=10, n1=20, seed=11), op("read", 0, n0=128, n1=64),
+            op("sub", 2, 1, n0=256, n1=256), op("read", 2, n1=256), op("sub", 3, 0, n0=100, n1=64),
+            op("sub", 3, 0, n0=4096, n1=1), op("sub", 3, 0, n0=0, n1=0), op("sub", 3, 0, n0=128, n1="max"),
+            op("sub", 3, 1, n0=0, n1=513), op("drop", 0), op("read", 1, n1=512), op("drop", 1),
+            op("read", 2, n1=256), op("sub", 4, 2, n0=128, n1=128), op("read", 4, n1=128), op("sub", 2, 2, n0=128, n1=64),
+            op("read", 2, n1=64)]
+
+
+@seed("fill")
+def _():
+    ops = [op("create", 0, n0=2048)]
+    for i, p in enumerate([1, 2, 4, 8, 16, 32, 64, 128]):
+        ops += [op("fill", 0, n0=p * i, n1=p * 3, seed=20 + i, pattern=p)]
+    ops += [op("read", 0, n1=2048), op("fill", 0, n0=1, n1=4, pattern=4), op("fill", 0, n0=0, n1=6, pattern=4),
+            op("fill", 0, n0=0, n1=8, pattern=3), op("fill", 0, n0=0, n1=8, pattern=0),
+            op("fill", 0, n0=0, n1=256, pattern=256), op("fill", 0, n0=2040, n1=16, pattern=8),
+            op("fill", 0, n0=0, n1=8, pattern=8, null=True), op("fill", 0, n0=0, n1=2048, pattern=128, async_=True, seed=3),
+            op("read", 0, n0=1000, n1=1048)]
+    return ops
+
+
+@seed("copy")
+def _():
+    return [op("create", 0, n0=4096), op("write", 0, n1=4096, seed=30), op("create", 1, n0=1024),
+            op("copy", 1, 0, n0=100, n1=0, n2=1024), op("read", 1, n1=1024), op("copy", 0, 0, n0=0, n1=512, n2=512),
+            op("read", 0, n1=1024), op("copy", 0, 0, n0=0, n1=256, n2=512), op("sub", 2, 0, n0=1024, n1=1024),
+            op("sub", 3, 0, n0=1536, n1=1024), op("copy", 3, 2, n0=0, n1=0, n2=512), op("copy", 3, 2, n0=0, n1=0, n2=513),
+            op("copy", 2, 1, n0=0, n1=0, n2=1024, async_=True), op("read", 0, n1=4096), op("copy", 1, 0, n0=0, n1=1, n2="max"),
+            op("create", 4, n0=64, ctx=1), op("copy", 4, 0, n2=64), op("copy", 4, 0, n2=64, queue=1)]
+
+
+@seed("rects")
+def _():
+    r = lambda s0, s1, reg: (s0, s1, reg)
+    return [op("create", 0, n0=4096), op("fill", 0, n1=4096, pattern=1, seed=1),
+            op("write_rect", 0, n0=2000, seed=40, rect=r(side(4, 2, 0, rp=64), side(0, 0, 0, rp=32), (16, 4, 1))),
+            op("read_rect", 0, n0=4096, rect=r(side(0, 0, 0, rp=64), side(0, 0, 0), (64, 8, 1))),
+            op("write_rect", 0, n0=8192, seed=41,
+               rect=r(side(1, 1, 1, rp=32, sp=8), side(2, 0, 0, rp=40, sp=4), (20, 3, 2))),
+            op("read_rect", 0, n0=8192, rect=r(side(0, 0, 0, rp=32, sp=8), side(3, 1, 0, rp=50, sp=9), (32, 8, 3))),
+            op("create", 1, n0=2048),
+            op("copy_rect", 1, 0, rect=r(side(0, 0, 0, rp=64), side(8, 1, 0, rp=100), (48, 6, 1))),
+            op("read", 1, n1=2048),
+            op("copy_rect", 0, 0, rect=r(side(0, 0, 0, rp=64), side(0, 32, 0, rp=32), (16, 8, 1))),
+            op("read", 0, n1=4096),
+            op("copy_rect", 0, 0, rect=r(side(0, 0, 0, rp=64), side(8, 0, 0, rp=64), (16, 8, 1))),
+            op("sub", 2, 0, n0=1024, n1=1024), op("sub", 3, 0, n0=2048, n1=1024),
+            op("copy_rect", 3, 2, rect=r(side(0, 0, 0, rp=32), side(0, 0, 0, rp=64), (32, 8, 1))),
+            op("read", 0, n1=4096),
+            op("write_rect", 0, n0=10, seed=42, rect=r(side(0), side(0), (16, 1, 1))),
+            op("write_rect", 0, n0=64, seed=42, rect=r(side(0, 0, 0, rp=8), side(0), (16, 2, 1))),
+            op("write_rect", 0, n0=64, seed=42, rect=r(side(0), side(0), (0, 2, 1))),
+            op("read_rect", 0, n0=64, null=True, rect=r(side(0), side(0), (16, 2, 1))),
+            op("write_rect", 0, n0=4096, seed=43, rect=r(side(0, 0, 0, rp=64, sp_raw=3), side(0), (16, 2, 2))),
+            op("read_rect", 0, n0=4096, async_=True, rect=r(side(60, 7, 3, rp=64, sp=8), side(0), (64, 8, 4)))]
+
+
+@seed("map")
+def _():
+    return [op("create", 0, n0=2048), op("write", 0, n1=2048, seed=50),
+            op("map", 0, m=0, n0=0, n1=512, access=READ), op("map", 0, m=1, n0=256, n1=512, access=READ),
+            op("read", 0, n0=0, n1=2048), op("write", 0, n0=300, n1=4, seed=1), op("map", 0, m=2, n0=0, n1=128, access=WRITE),
+            op("release", 0), op("unmap", m=0), op("unmap", m=0), op("map_drop", m=1),
+            op("map", 0, m=2, n0=1024, n1=1024, access=WRITE), op("map_write", m=2, n0=10, n1=100, seed=51),
+            op("read", 0, n0=1024, n1=4), op("unmap", m=2), op("read", 0, n1=2048),
+            op("map", 0, m=3, n0=512, n1=256, access=DISCARD), op("map_write", m=3, n0=0, n1=256, seed=52),
+            op("map_drop", m=3), op("read", 0, n1=2048), op("map", 0, m=0, n0=2, n1=8, access=READ, wide=True),
+            op("map", 0, m=0, n0=4, n1=6, access=READ, wide=True), op("map", 0, m=0, n0=4, n1=8, access=READ, wide=True),
+            op("map", 0, m=1, n0=0, n1=8, access=BAD_ACCESS), op("map", 0, m=1, n0=2048, n1=1),
+            op("sub", 1, 0, n0=128, n1=256), op("map", 1, m=1, n0=0, n1=256, access=WRITE),
+            op("map_write", m=1, n1=256, seed=53), op("drop", 1), op("map_drop", m=1), op("read", 0, n1=2048),
+            op("map", 0, m=3, n1=64, access=WRITE), op("drop", 0), op("unmap", m=3), op("map_drop", m=0)]
+
+
+@seed("map-slots")
+def _():
+    ops = [op("create", 0, n0=4096)]
+    for i in range(10):  # the ninth mapping through one handle: exhausted
+        ops.append(op("map", 0, m=i, n0=i * 256, n1=128, access=READ))
+    ops += [op("map", 0, m=10, n0=0, n1=64, access=READ), op("sub", 1, 0, n1=4096),
+            op("map", 1, m=11, n1=64, access=READ), op("map", 1, m=12, n1=64, access=WRITE),
+            op("release", 1), op("drop", 1), op("map_drop", m=0), op("map_drop", m=1), op("map_drop", m=2),
+            op("release", 0), op("unmap", m=11), op("map", 0, m=13, n1=4096, access=DISCARD), op("release", 0)]
+    for i in range(14):
+        ops.append(op("map_drop", m=i))
+    ops.append(op("release", 0))
+    return ops
+
+
+@seed("pool")
+def _():
+    return [op("pool_init", n0=200, count=4), op("pool_init", n0=200, count=4)] + \
+        [op("pool_acquire", i) for i in range(5)] + \
+        [op("write", 0, n1=256, seed=60), op("read", 0, n1=256), op("sub", 5, 1, n0=128, n1=128),
+         op("release", 1), op("pool_release"), op("pool_acquire", 6), op("drop", 5), op("pool_acquire", 6),
+         op("map", 2, m=0, n1=64, access=WRITE), op("drop", 2), op("pool_acquire", 7), op("map_drop", m=0),
+         op("pool_acquire", 7), op("read", 7, n1=256), op("move", 4, 0), op("read", 4, n1=256), op("read", 0, n1=1),
+         op("pool_destroy"), op("read", 4, n1=256), op("write", 3, n1=10, seed=61), op("pool_acquire", 0),
+         op("pool_init", n0=0, count=2), op("pool_init", n0=64, count=0), op("pool_init", n0="max", count=2),
+         op("pool_init", n0="2^40", count=2), op("pool_init", n0=64, count=2, ctx=1),
+         op("pool_init", n0=64, count=2, flags=H_RO), op("read", 0, n1=64), op("pool_acquire", 0), op("read", 0, n1=64),
+         op("drop", 0), op("pool_release"), op("pool_init", n0=64, count=2, flags=BAD),
+         op("pool_init", n0=1024, count=16, storage=SHARED), op("pool_acquire", 1), op("pool_release"),
+         op("drop", 1), op("pool_release"), op("pool_release"), op("pool_acquire", 1)]
+
+
+@seed("heap")
+def _():
+    return [op("heap_create", 0, n0=10), op("heap_init", n0=100, count=8), op("heap_init", n0=128, count=8),
+            op("heap_init", n0=128, count=8), op("heap_create", 0, n0=300), op("heap_create", 1, n0=640),
+            op("heap_create", 2, n0=1), op("heap_create", 2, n0=0), op("heap_create", 2, n0=1025),
+            op("drop", 0), op("heap_create", 2, n0=200), op("heap_from_host", 3, n0=100, seed=70),
+            op("read", 3, n1=100), op("heap_from_host", 4, n0=1, null=True), op("heap_from_host", 4, n0=1, queue=1),
+            op("write", 2, n1=200, seed=71), op("read", 2, n1=200), op("sub", 5, 1, n0=128, n1=256),
+            op("drop", 1), op("heap_create", 6, n0=256), op("drop", 5), op("heap_create", 6, n0=640),
+            op("heap_release"), op("map", 2, m=0, n1=64, access=READ), op("drop", 2), op("heap_create", 7, n0=128),
+            op("heap_destroy"), op("read", 3, n1=100), op("map_drop", m=0), op("heap_create", 0, n0=1),
+            op("heap_init", n0=256, count=16, flags=H_WO), op("heap_create", 0, n0=4096),
+            op("drop", 3), op("drop", 6), op("drop", 7), op("drop", 0), op("heap_release"), op("heap_release")]
+
+
+@seed("errors")
+def _():
+    return [op("read", 0, n1=1), op("write", 0, n1=1, seed=1), op("release", 0), op("sub", 1, 0, n1=1),
+            op("like", 1, 0), op("map", 0, m=0, n1=1), op("unmap", m=0), op("map_write", m=0, n1=4),
+            op("create", 0, n0=256), op("read", 0, n1=0), op("read", 0, n0=256, n1=1), op("read", 0, n0="max", n1=2),
+            op("read", 0, n0=1, n1="max"), op("write", 0, n1=16, null=True), op("read", 0, n1=16, null=True),
+            op("create", 1, n0=64, flags=RO | WO), op("create", 1, n0=64, flags=H_RO | H_WO),
+            op("create", 1, n0=64, flags=BAD), op("create", 1, n0=64, storage=3 % 3), op("migrate", 0, migration=3),
+            op("copy", 0, 0, n0=0, n1=128, n2=0), op("copy", 0, 0, n0="2^48", n1=0, n2=1),
+            op("create", 2, n0=128, ctx=1), op("write", 2, n1=4, seed=2), op("write", 2, n1=4, seed=2, queue=1),
+            op("read", 2, n1=4, queue=1), op("copy", 2, 0, n2=64), op("like", 3, 2), op("read", 3, n1=4, queue=1)]
+
+
+@seed("flags")
+def _():
+    return [op("from_host", 0, n0=512, seed=80, flags=H_RO), op("read", 0, n1=512), op("write", 0, n1=4, seed=1),
+            op("fill", 0, n1=4, pattern=4), op("map", 0, m=0, n1=64, access=READ), op("map", 0, m=1, n1=64, access=WRITE),
+            op("map_drop", m=0), op("from_host", 1, n0=512, seed=81, flags=H_WO), op("read", 1, n1=4),
+            op("write", 1, n1=256, seed=82), op("fill", 1, n0=256, n1=256, pattern=16, seed=83),
+            op("map", 1, m=1, n1=64, access=READ), op("map", 1, m=1, n0=64, n1=64, access=WRITE),
+            op("map_write", m=1, n1=64, seed=84), op("unmap", m=1), op("create", 2, n0=512), op("copy", 2, 1, n2=512),
+            op("read", 2, n1=512), op("create", 3, n0=64, flags=H_NA), op("write", 3, n1=4, seed=1),
+            op("read", 3, n1=4), op("copy", 2, 3, n2=64), op("read", 2, n1=64), op("sub", 4, 1, n0=128, n1=128),
+            op("read", 4, n1=1), op("create", 5, n0=64, flags=RO), op("write", 5, n1=64, seed=85),
+            op("read", 5, n1=64), op("create", 6, n0=64, flags=WO | H_RO, storage=SHARED), op("read", 6, n1=64)]
+
+
+@seed("async")
+def _():
+    r = lambda s0, s1, reg: (s0, s1, reg)
+    return [op("create", 0, n0=1024), op("write", 0, n1=1024, seed=90, async_=True), op("read", 0, n1=1024, async_=True),
+            op("fill", 0, n0=512, n1=512, pattern=8, seed=91, async_=True), op("create", 1, n0=1024),
+            op("copy", 1, 0, n2=1024, async_=True), op("read", 1, n1=1024, async_=True),
+            op("write_rect", 1, n0=1024, seed=92, async_=True, rect=r(side(0, 0, 0, rp=64), side(0), (32, 4, 1))),
+            op("copy_rect", 0, 1, async_=True, rect=r(side(0, 0, 0, rp=64), side(0, 0, 0, rp=64), (64, 8, 1))),
+            op("read", 0, n1=1024), op("migrate", 0, migration=1, async_=True), op("migrate", 0, migration=2),
+            op("migrate", 0, migration=0), op("read", 0, n1=1024), op("write", 0, n1="max", async_=True), op("finish"),
+            op("finish", queue=1)]
+
+
+@seed("moves")
+def _():
+    return [op("create", 0, n0=256), op("write", 0, n1=256, seed=100), op("move", 1, 0), op("read", 0, n1=1),
+            op("read", 1, n1=256), op("move", 1, 1), op("read", 1, n1=256), op("create", 2, n0=128),
+            op("map", 2, m=0, n1=128, access=WRITE), op("move", 2, 1), op("map_write", m=0, n1=128, seed=101),
+            op("unmap", m=0), op("read", 2, n1=256), op("pool_init", n0=128, count=2), op("pool_acquire", 3),
+            op("move", 4, 3), op("move", 3, 2), op("release", 4), op("pool_acquire", 5), op("pool_acquire", 6),
+            op("pool_acquire", 7), op("move", 5, 6), op("pool_release"), op("drop", 5), op("pool_release")]
+
+
+@seed("pool-heap-mix")
+def _():
+    return [op("heap_init", n0=1024, count=4, storage=SHARED), op("pool_init", n0=512, count=3),
+            op("pool_acquire", 0), op("heap_create", 1, n0=2048), op("copy", 1, 0, n2=512),
+            op("heap_from_host", 2, n0=1024, seed=110), op("copy", 0, 2, n2=512), op("read", 0, n1=512),
+            op("read", 1, n1=512), op("map", 1, m=0, n1=1024, access=READ), op("heap_destroy"), op("pool_destroy"),
+            op("read", 1, n1=2048), op("read", 0, n1=512), op("map_drop", m=0), op("drop", 1), op("drop", 0),
+            op("heap_init", n0=128, count=1), op("heap_create", 3, n0=128), op("heap_create", 4, n0=1)]
+
+
+@seed("random-walk")
+def _():
+    rng = random.Random(1234)
+    out = [op("create", 0, n0=4096), op("create", 1, n0=2048, storage=SHARED), op("pool_init", n0=256, count=4),
+           op("heap_init", n0=256, count=8)]
+    for _ in range(150):
+        name = rng.choice(OPS)
+        kw = dict(a=rng.randrange(8), b=rng.randrange(8), m=rng.randrange(4), seed=rng.randrange(256),
+                  n0=rng.choice([0, 128, 256, 512, 1, 100]), n1=rng.choice([1, 64, 128, 256, 512]),
+                  n2=rng.choice([1, 64, 128]), access=rng.randrange(3), async_=rng.random() < 0.3)
+        if name in RECT_OPS:
+            kw["rect"] = (side(rng.randrange(8), rng.randrange(2), 0, rp=64), side(0), (rng.randrange(1, 33), 2, 1))
+        if name == "fill":
+            kw["pattern"] = rng.choice([1, 2, 4, 8])
+            kw.pop("n2")
+        if name in ("pool_init", "heap_init"):
+            kw["count"] = rng.randrange(1, 5)
+            kw.pop("n1")
+            kw["n0"] = 256
+        out.append(op(name, **kw))
+    return out
+
+
+def main():
+    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
+    os.makedirs(out_dir, exist_ok=True)
+    for name, fn in SEEDS.items():
+        data = b"".join(fn())
+        with open(os.path.join(out_dir, "seed-" + name + ".bin"), "wb") as f:
+            f.write(data)
+        print("seed-%s.bin: %d bytes" % (name, len(data)))
+
+
+if __name__ == "__main__":
+    main()

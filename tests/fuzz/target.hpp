@@ -1,0 +1,140 @@
+// The backend-neutral interface between the differential fuzz driver and one build of edgemem.
+// adapter.cpp implements it and is compiled once per library build (host, OpenCL), each time with
+// the library's namespace renamed by the preprocessor (-Dedgemem=edgemem_host / edgemem_ocl), so
+// both builds live in one process. This header names no edgemem type: plain ints and structs only.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace fz {
+
+/// Slots the operations address.
+inline constexpr unsigned kBufferSlots = 8;   ///< Buffer / PooledBuffer handles
+inline constexpr unsigned kMappingSlots = 16;  ///< Mapping guards (more than max_mappings_per_buffer)
+/// Bytes of the host buffers the driver hands to a target (data in, data out).
+inline constexpr std::size_t kHostBytes = 64 * 1024;
+
+/// Result code of one operation: 0 success, an edgemem::Errc value (1..), or kNotApplicable.
+inline constexpr int kOk = 0;
+inline constexpr int kNotApplicable = -1;  ///< the driver-side precondition of the op was not met
+/// The edgemem::Errc values the model predicts (adapter.cpp checks them against the enum).
+inline constexpr int kInvalidArgument = 1, kOutOfRange = 2, kExhausted = 5, kBusy = 9, kReleased = 10;
+/// Code of an event that is not complete after its wait() succeeded (never expected).
+inline constexpr int kEventIncomplete = 99;
+
+/// The operations, in input order (the opcode byte is taken modulo kOpCount).
+enum Op : std::uint8_t {
+  op_create,           ///< slot a = Buffer::create(ctx, n0, storage, flags)
+  op_from_host,        ///< slot a = Buffer::from_host(ctx, data | null, n0, storage, flags)
+  op_wrap,             ///< slot a = Buffer::wrap(ctx, target-owned copy of data | null, n0, flags)
+  op_like,             ///< slot a = Buffer::like(slot b)
+  op_sub,              ///< slot a = slot b .sub(n0, n1)
+  op_release,          ///< slot a .release()
+  op_drop,             ///< slot a = {} (the destructor: allowed while mapped)
+  op_move,             ///< slot a = std::move(slot b)
+  op_write,            ///< q.write(slot a, n0, data | null, n1)
+  op_read,             ///< q.read(slot a, n0, out | null, n1)
+  op_fill,             ///< q.fill(slot a, n0, n1, data | null, pattern)
+  op_copy,             ///< q.copy(slot b, slot a, n0, n1, n2)
+  op_write_rect,       ///< q.write_rect(slot a, rect, data | null, n0)
+  op_read_rect,        ///< q.read_rect(slot a, rect, out | null, n0)
+  op_copy_rect,        ///< q.copy_rect(slot b, slot a, copy rect)
+  op_map,              ///< mapping m = q.map<T>(slot a, access, n0, n1)
+  op_map_write,        ///< writes data into mapping m at n0, n1 bytes (clamped; write access only)
+  op_unmap,            ///< mapping m .unmap()
+  op_map_drop,         ///< mapping m = {} (the destructor unmaps)
+  op_pool_init,        ///< pool.init(ctx, q, n0, n1, storage, flags)
+  op_pool_acquire,     ///< slot a = pool.acquire()
+  op_pool_release,     ///< pool.release()
+  op_pool_destroy,     ///< destroys the pool object (blocks out are detached) and makes a new one
+  op_heap_init,        ///< heap.init(ctx, q, n0, n1, storage, flags)
+  op_heap_create,      ///< slot a = heap.create_buffer(n0)
+  op_heap_from_host,   ///< slot a = heap.create_buffer_from_host(q, data | null, n0)
+  op_heap_release,     ///< heap.release()
+  op_heap_destroy,     ///< destroys the heap object (live buffers are detached) and makes a new one
+  op_migrate,          ///< q.migrate(slot a, migration)
+  op_finish,           ///< q.finish()
+  kOpCount
+};
+
+/// One rectangle side as decoded from the input (pitches 0 mean "packed").
+struct RectSideArgs {
+  std::size_t x = 0, y = 0, z = 0;                  ///< origin: bytes, rows, slices
+  std::size_t row_pitch = 0, slice_pitch = 0;       ///< bytes
+};
+
+/// One decoded operation. Both targets receive the same Args.
+struct Args {
+  Op op = op_finish;
+  unsigned a = 0, b = 0, m = 0;   ///< buffer slots a, b; mapping slot m
+  unsigned ctx = 0;               ///< context 0 or 1 (buffers and pools/heaps on context 1 are "foreign")
+  unsigned queue = 0;             ///< queue 0 (context 0) or 1 (context 1)
+  std::uint32_t flags = 0;        ///< raw MemFlags bits (invalid combinations included)
+  unsigned storage = 0;           ///< Storage value 0..2
+  unsigned access = 0;            ///< Access value 0..2, or 3 (invalid)
+  unsigned migration = 0;         ///< Migration value 0..2, or 3 (invalid)
+  bool async = false;             ///< use the *_async form and wait for its event
+  bool null_ptr = false;          ///< pass a null host pointer
+  bool wide = false;              ///< map as std::uint32_t instead of bytes
+  std::size_t n0 = 0, n1 = 0, n2 = 0;  ///< sizes and offsets in bytes (meaning per Op)
+  std::size_t pattern_bytes = 1;  ///< fill pattern size (invalid sizes included)
+  RectSideArgs side[2];           ///< rect: [0] buffer (copy: src), [1] host (copy: dst)
+  std::size_t region[3] = {1, 1, 1};  ///< rect region: bytes, rows, slices
+  const unsigned char* data = nullptr;  ///< kHostBytes of input bytes (driver-owned)
+};
+
+/// Observable state of one buffer slot after an operation.
+struct SlotState {
+  std::uint64_t valid = 0, size = 0, origin = 0, is_sub = 0, pooled = 0, pool_slot = 0;
+  std::uint64_t shares = 0;  ///< bit j: shares_root_with(slot j)
+};
+
+/// Observable state of a target after an operation.
+struct Snapshot {
+  SlotState slot[kBufferSlots];
+  std::uint64_t mapped[kMappingSlots] = {};     ///< mapped()
+  std::uint64_t map_bytes[kMappingSlots] = {};  ///< size_bytes()
+  std::uint64_t pool[5] = {};   ///< capacity, block_bytes, in_use, high_water, failed_acquires
+  std::uint64_t heap[4] = {};   ///< page_size, page_count, free_pages, largest_free_run
+};
+
+/// What one operation produced.
+struct Outcome {
+  int code = kOk;             ///< kOk, an Errc value, or kNotApplicable
+  std::size_t out_len = 0;    ///< bytes of `out` filled (read, read_rect, map contents)
+};
+
+/// One build of edgemem driven by the fuzzer. No exceptions; every call is noexcept.
+class Target {
+ public:
+  virtual ~Target() = default;
+  /// "host" or "opencl".
+  virtual const char* name() const noexcept = 0;
+  /// Opens contexts and queues once per process; false (with a message on stderr) when it cannot.
+  virtual bool open() noexcept = 0;
+  /// Base alignment of context 0, bytes.
+  virtual std::size_t base_align() const noexcept = 0;
+  /// Starts an input: every slot empty, pool and heap uninitialised.
+  virtual void begin() noexcept = 0;
+  /// Runs one operation; read-like operations fill `out` (kHostBytes long, pre-filled by the driver).
+  virtual Outcome run(const Args& args, unsigned char* out) noexcept = 0;
+  /// Current observable state.
+  virtual void snapshot(Snapshot& s) const noexcept = 0;
+  /// Ends an input: destroys every object; returns the allocator policy's live allocations left
+  /// beyond those at open() (0 when nothing leaked).
+  virtual long end() noexcept = 0;
+  /// Name of an Errc value ("out_of_range"), or "ok" / "n/a".
+  virtual const char* code_name(int code) const noexcept = 0;
+};
+
+}  // namespace fz
+
+// Each adapter build defines make_target() in its own namespace (FZ_TARGET_NS on the command line).
+namespace fz_host {
+/// The host-backend build of edgemem.
+fz::Target* make_target() noexcept;
+}  // namespace fz_host
+namespace fz_ocl {
+/// The OpenCL-backend build of edgemem.
+fz::Target* make_target() noexcept;
+}  // namespace fz_ocl
