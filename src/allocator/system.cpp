@@ -14,7 +14,10 @@ std::atomic<std::size_t> g_total{0};
 }  // namespace
 
 void* SystemAllocator::allocate(std::size_t bytes, std::size_t align) noexcept {
-  void* p = ::operator new(bytes, std::align_val_t(align), std::nothrow);
+  // The plain operator new already aligns to __STDCPP_DEFAULT_NEW_ALIGNMENT__ and skips the aligned
+  // path's memalign overhead (most bookkeeping nodes); deallocate() picks the same form from `align`.
+  void* p = align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__ ? ::operator new(bytes, std::nothrow)
+                                                      : ::operator new(bytes, std::align_val_t(align), std::nothrow);
   if (p == nullptr) {
     g_failures.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
@@ -32,7 +35,8 @@ void SystemAllocator::deallocate(void* p, std::size_t bytes, std::size_t align) 
   if (p == nullptr) return;
   g_live.fetch_sub(1, std::memory_order_relaxed);
   g_bytes.fetch_sub(bytes, std::memory_order_relaxed);
-  ::operator delete(p, std::align_val_t(align));
+  if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) ::operator delete(p);
+  else ::operator delete(p, std::align_val_t(align));
 }
 
 AllocatorStats SystemAllocator::stats() noexcept {
