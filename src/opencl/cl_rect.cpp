@@ -62,36 +62,48 @@ Result<void> copy_rows(cl_command_queue q, cl_mem src, cl_mem dst, const CopyRec
                  });
 }
 
+/// write_rect / read_rect: `whole(blocking, buffer_origin, host_origin, region, waits..., event_out)`
+/// enqueues the *Rect command; when the driver refuses it with CL_INVALID_VALUE (edgemem already
+/// checked the rect exactly), `row` moves the same bytes one row at a time.
+template <class Whole, class Row>
+Result<void> host_rect(const Rect& rect, const OpenCL::Sync& sync, Whole&& whole, Row&& row) noexcept {
+  const cl::Triple b = cl::origin_of(rect.buffer), h = cl::origin_of(rect.host), r = cl::region_of(rect.region);
+  const cl::WaitList w = cl::waits_of(sync);
+  const cl_int status = whole(sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v, w.count, w.events, sync.out);
+  if (status != CL_INVALID_VALUE) return cl::check(status);
+  return per_row(rect.buffer, rect.host, rect.region, sync, row);
+}
+
 }  // namespace
 
 Result<void> OpenCL::write_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, const void* src,
                                 const Sync& sync) noexcept {
-  const cl::Triple b = cl::origin_of(rect.buffer), h = cl::origin_of(rect.host), r = cl::region_of(rect.region);
-  const cl::WaitList w = cl::waits_of(sync);
-  const cl_int status = clEnqueueWriteBufferRect(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v,
-                                                 rect.buffer.row_pitch, rect.buffer.slice_pitch, rect.host.row_pitch,
-                                                 rect.host.slice_pitch, src, w.count, w.events, sync.out);
-  if (status != CL_INVALID_VALUE) return cl::check(status);
   const auto* bytes = static_cast<const unsigned char*>(src);
-  return per_row(rect.buffer, rect.host, rect.region, sync,
-                 [&](std::size_t bo, std::size_t ho, cl_uint n, const cl_event* waits, cl_event* out) {
-                   return clEnqueueWriteBuffer(q, mem, CL_FALSE, bo, rect.region.x, bytes + ho, n, waits, out);
-                 });
+  return host_rect(rect, sync,
+                   [&](cl_bool blocking, const std::size_t* b, const std::size_t* h, const std::size_t* r, cl_uint n,
+                       const cl_event* waits, cl_event* out) {
+                     return clEnqueueWriteBufferRect(q, mem, blocking, b, h, r, rect.buffer.row_pitch,
+                                                     rect.buffer.slice_pitch, rect.host.row_pitch,
+                                                     rect.host.slice_pitch, src, n, waits, out);
+                   },
+                   [&](std::size_t bo, std::size_t ho, cl_uint n, const cl_event* waits, cl_event* out) {
+                     return clEnqueueWriteBuffer(q, mem, CL_FALSE, bo, rect.region.x, bytes + ho, n, waits, out);
+                   });
 }
 
 Result<void> OpenCL::read_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, void* dst,
                                const Sync& sync) noexcept {
-  const cl::Triple b = cl::origin_of(rect.buffer), h = cl::origin_of(rect.host), r = cl::region_of(rect.region);
-  const cl::WaitList w = cl::waits_of(sync);
-  const cl_int status = clEnqueueReadBufferRect(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v,
-                                                rect.buffer.row_pitch, rect.buffer.slice_pitch, rect.host.row_pitch,
-                                                rect.host.slice_pitch, dst, w.count, w.events, sync.out);
-  if (status != CL_INVALID_VALUE) return cl::check(status);
   auto* bytes = static_cast<unsigned char*>(dst);
-  return per_row(rect.buffer, rect.host, rect.region, sync,
-                 [&](std::size_t bo, std::size_t ho, cl_uint n, const cl_event* waits, cl_event* out) {
-                   return clEnqueueReadBuffer(q, mem, CL_FALSE, bo, rect.region.x, bytes + ho, n, waits, out);
-                 });
+  return host_rect(rect, sync,
+                   [&](cl_bool blocking, const std::size_t* b, const std::size_t* h, const std::size_t* r, cl_uint n,
+                       const cl_event* waits, cl_event* out) {
+                     return clEnqueueReadBufferRect(q, mem, blocking, b, h, r, rect.buffer.row_pitch,
+                                                    rect.buffer.slice_pitch, rect.host.row_pitch,
+                                                    rect.host.slice_pitch, dst, n, waits, out);
+                   },
+                   [&](std::size_t bo, std::size_t ho, cl_uint n, const cl_event* waits, cl_event* out) {
+                     return clEnqueueReadBuffer(q, mem, CL_FALSE, bo, rect.region.x, bytes + ho, n, waits, out);
+                   });
 }
 
 Result<void> OpenCL::copy_rect(NativeQueue q, const NativeMem& src, const NativeMem& dst, const CopyRect& rect,
