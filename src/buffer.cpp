@@ -26,6 +26,8 @@ Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc
   if (desc.bytes == 0) return fail(Errc::invalid_argument, "size is zero");
   if (desc.bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
   EDGEMEM_TRY(check_flags(desc.flags));
+  if (desc.storage != Storage::device && desc.storage != Storage::host && desc.storage != Storage::shared)
+    return fail(Errc::invalid_argument, "unknown Storage value");
   MemNode* node = detail::make_node<MemNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
   auto native = Backend::mem_create(cn->native, desc);

@@ -24,9 +24,20 @@ Result<detail::ContextNode*> open_node(OpenNative&& open_native) noexcept {
   return node;
 }
 
+/// The same answer on every backend for selectors no backend can satisfy. Errc: invalid_argument.
+Result<void> check_selector(const DeviceSelector& s) noexcept {
+  if (s.type != DeviceType::any && s.type != DeviceType::gpu && s.type != DeviceType::cpu &&
+      s.type != DeviceType::accelerator)
+    return fail(Errc::invalid_argument, "unknown device type");
+  if (s.platform_index < -1 || s.device_index < -1)
+    return fail(Errc::invalid_argument, "a device or platform index is negative (-1 means not specified)");
+  return {};
+}
+
 }  // namespace
 
 Result<Context> Context::create(const DeviceSelector& selector) noexcept {
+  EDGEMEM_TRY(check_selector(selector));
   return open_node([&](DeviceInfo& info) { return Backend::context_create(selector, info); })
       .map([](detail::ContextNode* n) { return Context(n); });
 }

@@ -7,16 +7,19 @@ namespace edgemem {
 
 using detail::Backend;
 
-Event Event::adopt_native(Backend::NativeEvent native) noexcept {
+Event Event::adopt_native(Backend::NativeEvent native, detail::ContextNode* ctx) noexcept {
   Event e;
   e.native_ = native;
+  if (ctx != nullptr) detail::retain(ctx);
+  e.ctx_ = ctx;
   e.valid_ = true;
   detail::live_add(detail::Live::event, 1);
   return e;
 }
 
-Event::Event(Event&& other) noexcept : native_(other.native_), valid_(other.valid_) {
+Event::Event(Event&& other) noexcept : native_(other.native_), ctx_(other.ctx_), valid_(other.valid_) {
   other.native_ = Backend::NativeEvent{};
+  other.ctx_ = nullptr;
   other.valid_ = false;
 }
 
@@ -24,8 +27,10 @@ Event& Event::operator=(Event&& other) noexcept {
   if (this != &other) {
     (void)release();
     native_ = other.native_;
+    ctx_ = other.ctx_;
     valid_ = other.valid_;
     other.native_ = Backend::NativeEvent{};
+    other.ctx_ = nullptr;
     other.valid_ = false;
   }
   return *this;
@@ -48,6 +53,8 @@ Result<void> Event::release() noexcept {
     Backend::event_release(native_);
     detail::live_add(detail::Live::event, -1);
   }
+  detail::unref(ctx_);
+  ctx_ = nullptr;
   native_ = Backend::NativeEvent{};
   valid_ = false;
   return {};

@@ -22,7 +22,7 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
-  return detail::submit(waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
     return Backend::write(q->native, n->native, offset, src, bytes, s);
   });
 }
@@ -34,7 +34,7 @@ Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, v
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
-  return detail::submit(waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
     return Backend::read(q->native, n->native, offset, dst, bytes, s);
   });
 }
@@ -52,7 +52,7 @@ Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::si
     return fail(Errc::misaligned, "fill offset and size must be multiples of the pattern size");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
-  return detail::submit(waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
     return Backend::fill(q->native, n->native, offset, bytes, pattern, pattern_bytes, s);
   });
 }
@@ -69,7 +69,7 @@ Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::siz
     return fail(Errc::overlap, "copy source and destination overlap");
   EDGEMEM_TRY(detail::check_not_mapped(s, ByteRange{src_offset, src_offset + bytes}, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, ByteRange{dst_offset, dst_offset + bytes}, true));
-  return detail::submit(waits, out, [&](const Backend::Sync& sy) {
+  return detail::submit(q, waits, out, [&](const Backend::Sync& sy) {
     return Backend::copy(q->native, s->native, d->native, src_offset, dst_offset, bytes, sy);
   });
 }
@@ -79,7 +79,7 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
   if (to != Migration::to_device && to != Migration::to_host && to != Migration::to_device_discard)
     return fail(Errc::invalid_argument, "unknown migration target");
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{0, n->bytes}, true));
-  return detail::submit(waits, out, [&](const Backend::Sync& s) { return Backend::migrate(q->native, n->native, to, s); });
+  return detail::submit(q, waits, out, [&](const Backend::Sync& s) { return Backend::migrate(q->native, n->native, to, s); });
 }
 
 }  // namespace

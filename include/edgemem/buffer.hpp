@@ -20,7 +20,7 @@ struct BufferAccess;
 class Buffer {
  public:
   /// Allocates `bytes` bytes (contents undefined).
-  /// Errc: released (context), invalid_argument (bytes == 0, bad flag combination),
+  /// Errc: released (context), invalid_argument (bytes == 0, bad flag combination, unknown Storage value),
   /// out_of_range (bytes > info().max_alloc_bytes), out_of_device_memory, out_of_host_memory.
   [[nodiscard]] static Result<Buffer> create(const Context& ctx, std::size_t bytes, Storage storage = Storage::device,
                                              MemFlags flags = MemFlags::read_write) noexcept;

@@ -15,7 +15,8 @@ struct ContextNode;
 class Context {
  public:
   /// Opens the device picked by `selector` (EDGEMEM_DEVICE=<platform>:<device> overrides its indices).
-  /// Errc: invalid_argument (bad index or malformed EDGEMEM_DEVICE), unsupported (no device of that type),
+  /// Errc: invalid_argument (index out of range or below -1, unknown DeviceType, malformed EDGEMEM_DEVICE),
+  /// unsupported (no device of that type),
   /// out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Context> create(const DeviceSelector& selector = {}) noexcept;
   /// Interop: wraps a context made elsewhere (cl_context + one of its cl_device_ids on OpenCL), taking a

@@ -7,7 +7,12 @@
 
 namespace edgemem {
 
-/// Completion of an async command.
+namespace detail {
+struct ContextNode;
+}
+
+/// Completion of an async command. It keeps its context alive (as a cl_event does), so it may
+/// outlive every Context, Queue and Buffer handle.
 class Event {
  public:
   /// An empty (released) event.
@@ -29,15 +34,20 @@ class Event {
   /// Releases the native event. Idempotent, never fails.
   Result<void> release() noexcept;
 
-  /// Internal: takes ownership of a native event produced by a backend command.
-  static Event adopt_native(backend::Active::NativeEvent native) noexcept;
+  /// Internal: takes ownership of a native event produced by a backend command on `ctx`'s context
+  /// (retains `ctx`, so a wait list can tell events of another context apart).
+  static Event adopt_native(backend::Active::NativeEvent native, detail::ContextNode* ctx) noexcept;
+  /// Internal: the context the command ran on (null when released).
+  [[nodiscard]] detail::ContextNode* context_node() const noexcept { return ctx_; }
 
  private:
   backend::Active::NativeEvent native_{};
+  detail::ContextNode* ctx_ = nullptr;  // holds a reference while valid
   bool valid_ = false;
 };
 
-/// Events a command waits for before it starts (at most 32; more returns Errc::exhausted).
+/// Events a command waits for before it starts: at most 32 (more returns Errc::exhausted), all from
+/// commands on the same context as the waiting queue (another context's returns Errc::invalid_argument).
 using WaitList = Span<const Event>;
 
 }  // namespace edgemem

@@ -5,7 +5,8 @@
 /// released handles (Errc::released), wrong context / null pointer / zero size (Errc::invalid_argument),
 /// ranges (Errc::out_of_range), alignment (Errc::misaligned), overlap (Errc::overlap),
 /// host-access flags (Errc::invalid_argument), open mappings (Errc::busy), wait list
-/// (Errc::released for a released event, Errc::exhausted past 32 events).
+/// (Errc::released for a released event, Errc::invalid_argument for an event of another context,
+/// Errc::exhausted past 32 events).
 #pragma once
 #include <cstddef>
 

@@ -43,8 +43,9 @@ bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes)
 /// Most events a wait list may hold.
 inline constexpr std::size_t max_wait_events = 32;
 
-/// Copies the native events of `waits` into `out`. Errc: released (an event is released), exhausted (> 32).
-Result<void> gather_waits(WaitList waits, Backend::NativeEvent (&out)[max_wait_events]) noexcept;
+/// Copies the native events of `waits` into `out`. Errc: released (an event is released), exhausted (> 32),
+/// invalid_argument (an event of a context other than `ctx`).
+Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent (&out)[max_wait_events]) noexcept;
 
 /// True when [a) and [b) share a byte.
 constexpr bool intersects(ByteRange a, ByteRange b) noexcept { return a.begin < b.end && b.begin < a.end; }

@@ -19,19 +19,20 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
   return n;
 }
 
-/// Checks `waits`, then runs `command(sync)`; when `out` is non-null the command is async and
-/// its event lands in *out. Errc: released / exhausted (wait list), or the command's own.
+/// Checks `waits` against queue `q`, then runs `command(sync)`; when `out` is non-null the command is
+/// async and its event lands in *out. Errc: released / exhausted / invalid_argument (wait list), or the
+/// command's own.
 template <class Command>
-Result<void> submit(WaitList waits, Event* out, Command&& command) noexcept {
+Result<void> submit(const QueueNode* q, WaitList waits, Event* out, Command&& command) noexcept {
   Backend::NativeEvent natives[max_wait_events];
-  EDGEMEM_TRY(gather_waits(waits, natives));
+  EDGEMEM_TRY(gather_waits(q->ctx, waits, natives));
   Backend::NativeEvent produced{};
   Backend::Sync sync;
   sync.waits = waits.empty() ? nullptr : natives;
   sync.wait_count = waits.size();
   sync.out = out != nullptr ? &produced : nullptr;
   EDGEMEM_TRY(command(sync));
-  if (out != nullptr) *out = Event::adopt_native(produced);
+  if (out != nullptr) *out = Event::adopt_native(produced, q->ctx);
   return {};
 }
 
