@@ -1,0 +1,269 @@
+// Bad inputs to the linear transfers (write, read, fill, copy, migrate), wait lists and events.
+#include <cstdint>
+#include <vector>
+
+#include "bad_input/catalogue.hpp"
+
+using namespace edgemem;
+using emt::bad::Scene;
+
+namespace {
+constexpr std::size_t kBytes = 1024;
+}  // namespace
+
+// ---- write / read ---------------------------------------------------------------------------------
+
+BAD_INPUT("Queue::write: null source") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, nullptr, 16); });
+  s.expect(Errc::invalid_argument, [&] { return f.q.write_async(b, 0, nullptr, 16); });
+}
+
+BAD_INPUT("Queue::write: zero bytes") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const emt::Bytes src = emt::random_bytes(16);
+  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, src.data(), 0); });
+}
+
+BAD_INPUT("Queue::write: range one byte past the end") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const emt::Bytes src = emt::random_bytes(kBytes + 1);
+  s.expect(Errc::out_of_range, [&] { return f.q.write(b, 0, src.data(), kBytes + 1); });
+  s.expect(Errc::out_of_range, [&] { return f.q.write_async(b, kBytes - 8, src.data(), 9); });
+}
+
+BAD_INPUT("Queue::write: offset + size overflows SIZE_MAX") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const emt::Bytes src = emt::random_bytes(16);
+  // The size is refused before a byte of `src` is read.
+  s.expect(Errc::out_of_range, [&] { return f.q.write(b, 16, src.data(), SIZE_MAX - 8); });
+}
+
+BAD_INPUT("Queue::read: null destination") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  s.expect(Errc::invalid_argument, [&] { return f.q.read(b, 0, nullptr, 16); });
+}
+
+BAD_INPUT("Queue::read: offset past the end") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  emt::Bytes dst(16, 0xEE);
+  s.expect(Errc::out_of_range, [&] { return f.q.read(b, kBytes + 1, dst.data(), 1); });
+  s.expect(Errc::out_of_range, [&] { return f.q.read_async(b, SIZE_MAX, dst.data(), 1); });
+  CHECK(dst == emt::Bytes(16, 0xEE));
+}
+
+BAD_INPUT("Queue::write: host_read_only buffer") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_read_only);
+  const emt::Bytes src = emt::random_bytes(16);
+  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, src.data(), 16); });
+}
+
+BAD_INPUT("Queue::read: host_write_only buffer") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_write_only);
+  emt::Bytes dst(16, 0xEE);
+  s.expect(Errc::invalid_argument, [&] { return f.q.read(b, 0, dst.data(), 16); });
+  CHECK(dst == emt::Bytes(16, 0xEE));
+}
+
+BAD_INPUT("Queue::write and read: host_no_access buffer") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_no_access);
+  emt::Bytes host = emt::random_bytes(16);
+  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, host.data(), 16); });
+  s.expect(Errc::invalid_argument, [&] { return f.q.read(b, 0, host.data(), 16); });
+}
+
+// ---- fill -----------------------------------------------------------------------------------------
+
+BAD_INPUT("Queue::fill: pattern of 3 bytes") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const unsigned char pat[4] = {1, 2, 3, 4};
+  s.expect(Errc::invalid_argument, [&] { return f.q.fill(b, 0, 48, pat, 3); });
+}
+
+BAD_INPUT("Queue::fill: pattern of 256 bytes") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const emt::Bytes pat = emt::random_bytes(256);
+  s.expect(Errc::invalid_argument, [&] { return f.q.fill(b, 0, 512, pat.data(), 256); });
+}
+
+BAD_INPUT("Queue::fill: pattern of 0 bytes") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const unsigned char pat = 1;
+  s.expect(Errc::invalid_argument, [&] { return f.q.fill(b, 0, 16, &pat, 0); });
+}
+
+BAD_INPUT("Queue::fill: null pattern") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  s.expect(Errc::invalid_argument, [&] { return f.q.fill_async(b, 0, 16, nullptr, 4); });
+}
+
+BAD_INPUT("Queue::fill: size not a multiple of the pattern") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const std::uint32_t pat = 0xA5A5A5A5u;
+  s.expect(Errc::misaligned, [&] { return f.q.fill(b, 0, 10, &pat, 4); });
+}
+
+BAD_INPUT("Queue::fill: offset not a multiple of the pattern") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const std::uint64_t pat = 0x0123456789ABCDEFull;
+  s.expect(Errc::misaligned, [&] { return f.q.fill(b, 4, 16, &pat, 8); });
+}
+
+BAD_INPUT("Queue::fill: range past the end") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  const std::uint32_t pat = 7;
+  s.expect(Errc::out_of_range, [&] { return f.q.fill(b, kBytes - 4, 8, &pat, 4); });
+}
+
+BAD_INPUT("Queue::fill: host_read_only buffer") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes, Storage::shared, MemFlags::host_read_only);
+  const unsigned char pat = 9;
+  s.expect(Errc::invalid_argument, [&] { return f.q.fill(b, 0, 16, &pat, 1); });
+}
+
+// ---- copy -----------------------------------------------------------------------------------------
+
+BAD_INPUT("Queue::copy: overlapping ranges of one buffer") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  s.expect(Errc::overlap, [&] { return f.q.copy(b, b, 0, 100, 200); });
+  s.expect(Errc::overlap, [&] { return f.q.copy_async(b, b, 300, 0, 301); });
+  s.expect(Errc::overlap, [&] { return f.q.copy(b, b, 0, 0, kBytes); });
+}
+
+BAD_INPUT("Queue::copy: overlapping sub-buffers of one root") {
+  emt::Fixture f;
+  Scene s(f);
+  const std::size_t A = f.align();
+  Buffer& root = s.make(4 * A);
+  auto a = root.sub(0, 2 * A);
+  auto b = root.sub(A, 2 * A);
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
+  s.watch(*a);
+  s.watch(*b);
+  // a's second half is b's first half.
+  s.expect(Errc::overlap, [&] { return f.q.copy(*a, *b, A, 0, 1); });
+  s.expect(Errc::overlap, [&] { return f.q.copy(*b, *a, 0, A, A); });
+  s.expect(Errc::overlap, [&] { return f.q.copy(root, *b, A, 0, A); });
+}
+
+BAD_INPUT("Queue::copy: source range past the end") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& a = s.make(kBytes);
+  Buffer& b = s.make(2 * kBytes);
+  s.expect(Errc::out_of_range, [&] { return f.q.copy(a, b, 1, 0, kBytes); });
+}
+
+BAD_INPUT("Queue::copy: destination range past the end") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& a = s.make(2 * kBytes);
+  Buffer& b = s.make(kBytes);
+  s.expect(Errc::out_of_range, [&] { return f.q.copy(a, b, 0, 8, kBytes); });
+  s.expect(Errc::out_of_range, [&] { return f.q.copy(a, b, 0, SIZE_MAX, 1); });
+}
+
+BAD_INPUT("Queue::copy: zero bytes") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& a = s.make(kBytes);
+  Buffer& b = s.make(kBytes);
+  s.expect(Errc::invalid_argument, [&] { return f.q.copy(a, b, 0, 0, 0); });
+}
+
+// ---- migrate, wait lists, events ------------------------------------------------------------------
+
+BAD_INPUT("Queue::migrate: unknown Migration value") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  s.expect(Errc::invalid_argument, [&] { return f.q.migrate(b, static_cast<Migration>(9)); });
+}
+
+BAD_INPUT("wait list: a released event") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  std::vector<Event> waits = f.events(3);
+  ENSURE(waits.size() == 3);
+  CHECK_OK(waits[1].release());
+  const emt::Bytes src = emt::random_bytes(16);
+  s.expect(Errc::released, [&] { return f.q.write_async(b, 0, src.data(), 16, waits); });
+  CHECK(waits[0].valid());
+  CHECK(waits[2].valid());
+}
+
+BAD_INPUT("wait list: a moved-from event") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& a = s.make(kBytes);
+  Buffer& b = s.make(kBytes);
+  std::vector<Event> waits = f.events(2);
+  ENSURE(waits.size() == 2);
+  Event kept = std::move(waits[0]);
+  s.expect(Errc::released, [&] { return f.q.copy_async(a, b, 0, 0, 16, waits); });
+  CHECK(kept.valid());
+}
+
+BAD_INPUT("wait list: 33 events") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  std::vector<Event> waits = f.events(33);
+  ENSURE(waits.size() == 33);
+  const std::uint32_t pat = 3;
+  s.expect(Errc::exhausted, [&] { return f.q.fill_async(b, 0, 16, &pat, 4, waits); });
+  for (const Event& e : waits) CHECK(e.valid());
+}
+
+BAD_INPUT("Event::wait and is_complete: released or moved-from event") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  std::vector<Event> evs = f.events(2);
+  ENSURE(evs.size() == 2);
+  CHECK_OK(evs[0].release());
+  Event moved_to = std::move(evs[1]);
+  const Event never;
+  s.expect(Errc::released, [&] { return evs[0].wait(); });
+  s.expect(Errc::released, [&] { return evs[1].is_complete(); });
+  s.expect(Errc::released, [&] { return never.wait(); });
+  CHECK_OK(moved_to.wait());
+}
