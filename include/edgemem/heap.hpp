@@ -3,12 +3,18 @@
 /// ordinary Buffers (sub-buffers of the arena) that give their pages back when the last reference to
 /// them goes (the handle, its mappings and its sub-buffers).
 ///
-/// Cost: create_buffer*() is O(page_count) (bitmap scan) and makes one sub-buffer: one bookkeeping node
-/// from the allocator policy (never malloc with allocator=static) and, on OpenCL, one clCreateSubBuffer.
-/// Freeing pages is O(pages of the run). Thread-safe (a mutex around the bitmap).
+/// Memory: init() takes everything the heap will ever need: the arena (one Buffer::create) and one
+/// bookkeeping block from the allocator policy holding the page bitmap and `max_buffers` buffer nodes
+/// (about 0.5 KiB each; sizeof of the internal node). After init() no call of the heap allocates.
+/// Cost: create_buffer*() is O(page_count) worst case (first-fit scan of the bitmap, skipping fully used
+/// 64-page words) plus, on OpenCL, one clCreateSubBuffer; the buffer's destruction is O(pages of its
+/// run) plus, on OpenCL, one clReleaseMemObject. No heap allocation either way, with any allocator
+/// policy. free_pages() is O(1), largest_free_run() O(page_count). Thread-safe (a mutex around the
+/// bitmap and the node free list).
 /// Not copyable or movable (buffers point at their heap): declare it, then init() it.
 /// Destruction policy: as FixedPool: release() is refused with Errc::busy while buffers are out; the
-/// destructor detaches live buffers, which then live on as plain sub-buffers of the arena.
+/// destructor detaches live buffers, which then live on as plain sub-buffers of the arena (the
+/// bookkeeping block goes with the last of them).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +30,10 @@ namespace edgemem {
 
 class Queue;
 
+namespace detail {
+struct HeapBook;
+}
+
 /// A paged arena of device memory.
 class Heap : private detail::NodeOwner {
  public:
@@ -33,22 +43,27 @@ class Heap : private detail::NodeOwner {
   Heap& operator=(const Heap&) = delete;
   ~Heap();  ///< see the destruction policy in the file comment
 
-  /// Allocates `page_count` pages of `page_bytes` bytes as one buffer and fills it with zeros through
-  /// `q` (waiting for it), so deferred device allocation fails here. Errc: released (ctx or q),
-  /// invalid_argument (page_bytes or page_count 0, already initialised, q on another context, flags
-  /// forbidding the host fill), misaligned (page_bytes not a multiple of ctx.base_align()), out_of_range
-  /// (size overflow or total bytes > the device's max allocation), out_of_device_memory,
-  /// out_of_host_memory (the bitmap and run table), backend_failure.
+  /// Allocates `page_count` pages of `page_bytes` bytes as one buffer, zero-fills it through `q` with a
+  /// device fill (waiting for it; allowed for every host-access flag), so deferred device allocation
+  /// fails here, and takes node storage for `max_buffers` live buffers (0: page_count, the most that can
+  /// ever be live; larger values are clamped to page_count). On failure the heap stays uninitialised.
+  /// Errc: released (ctx or q), invalid_argument (page_bytes or page_count 0, already initialised, q on
+  /// another context, bad flag combination), misaligned (page_bytes not a multiple of ctx.base_align()),
+  /// out_of_range (size overflow, or total bytes > the device's max allocation), out_of_device_memory,
+  /// out_of_host_memory (the bookkeeping block), backend_failure.
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
-                                  Storage storage = Storage::device, MemFlags flags = MemFlags::read_write) noexcept;
+                                  Storage storage = Storage::device, MemFlags flags = MemFlags::read_write,
+                                  std::size_t max_buffers = 0) noexcept;
 
   /// A buffer of `bytes` bytes on the first run of ceil(bytes / page_bytes) free pages (contents
-  /// undefined). Errc: released (not initialised), invalid_argument (bytes 0), out_of_range (bytes >
-  /// page_bytes * page_count: it can never fit), exhausted (no free run that long now), out_of_host_memory
-  /// (bookkeeping node), backend_failure. A failed call changes nothing.
+  /// undefined), with the heap's storage and flags. No heap allocation. Errc: released (not initialised),
+  /// invalid_argument (bytes 0), out_of_range (bytes > page_bytes * page_count: it can never fit),
+  /// exhausted (no free run that long now, or max_buffers() buffers live), out_of_host_memory and
+  /// backend_failure (OpenCL: clCreateSubBuffer failed). A failed call changes nothing.
   [[nodiscard]] Result<Buffer> create_buffer(std::size_t bytes) noexcept;
   /// create_buffer(bytes), then writes `bytes` bytes from `data` into it through `q` (blocking).
-  /// Errc: as create_buffer(), plus invalid_argument (data null, q on another context), released (q).
+  /// Errc: as create_buffer(), plus invalid_argument (data null, q on another context, heap flags
+  /// host_read_only or host_no_access), released (q). On failure the pages go back.
   [[nodiscard]] Result<Buffer> create_buffer_from_host(Queue& q, const void* data, std::size_t bytes) noexcept;
   /// create_buffer(other.size()) (the heap's storage and flags; contents not copied).
   /// Errc: released (heap not initialised, or `other` released), as create_buffer().
@@ -58,6 +73,10 @@ class Heap : private detail::NodeOwner {
   [[nodiscard]] std::size_t page_size() const noexcept { return page_bytes_; }
   /// Pages in the heap (0 before init()).
   [[nodiscard]] std::size_t page_count() const noexcept { return page_count_; }
+  /// Buffers that can be live at once (node storage taken at init(); 0 before init()).
+  [[nodiscard]] std::size_t max_buffers() const noexcept { return max_buffers_; }
+  /// Buffers of the heap live now (handles, or runs kept by mappings or sub-buffers). O(1).
+  [[nodiscard]] std::size_t live_buffers() const noexcept;
   /// Pages not in any buffer now. O(1).
   [[nodiscard]] std::size_t free_pages() const noexcept;
   /// Longest run of free pages now, in pages. O(page_count).
@@ -77,10 +96,11 @@ class Heap : private detail::NodeOwner {
   void teardown() noexcept;
 
   Buffer arena_;
-  std::uint64_t* bitmap_ = nullptr;      // 1 bit per page, 1 = used
-  detail::MemNode** runs_ = nullptr;     // the node whose run starts at page p, else null
+  detail::HeapBook* book_ = nullptr;  // bitmap and node storage (one allocation)
+  std::uint64_t* bitmap_ = nullptr;   // in book_: 1 bit per page, 1 = used
   std::size_t page_bytes_ = 0;
   std::size_t page_count_ = 0;
+  std::size_t max_buffers_ = 0;
   std::size_t free_pages_ = 0;
   mutable std::mutex lock_;
 };

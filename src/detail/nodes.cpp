@@ -31,16 +31,26 @@ void unref(MemNode* n) noexcept {
   // Iterative so a deep chain of sub-buffers cannot exhaust the stack.
   while (n != nullptr) {
     const std::uint32_t left = n->refs.fetch_sub(1, std::memory_order_acq_rel) - 1;
-    if (left == n->owned_keep) {  // a pool block back to its pool's reference, or a heap run freed
-      std::lock_guard<std::mutex> lock(n->root->map_lock);
-      if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
+    if (left != 0) {
+      if (left == n->owned_keep) {  // a pool block back to its pool's reference
+        std::lock_guard<std::mutex> lock(n->root->map_lock);
+        if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
+      }
+      return;
     }
-    if (left != 0) return;
     Backend::mem_release(n->native);
     live_add(n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;
-    destroy_node(n);
+    if (n->owned_keep == 0 && parent != nullptr) {
+      // A heap run: its owner takes back the pages and the node's storage (never the allocator's)
+      // in one step, so a page is never free while the node that covered it is still in use.
+      std::lock_guard<std::mutex> lock(n->root->map_lock);
+      if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
+      else destroy_node(n);
+    } else {
+      destroy_node(n);
+    }
     unref(ctx);
     n = parent;
   }

@@ -77,10 +77,15 @@ struct MemNode {
   std::atomic<unsigned> mapped_nodes{0};
   MemNode* mapped_head = nullptr;
 
-  // Pool block or heap allocation: when the reference count drops to `owned_keep`, unref() calls
-  // owner->reclaim under root->map_lock. `owned_keep` is set before the node is shared and never
-  // changes (UINT32_MAX: not owned); `owner` is guarded by root->map_lock and cleared when the owner
-  // goes first, after which the node lives on as an ordinary reference-counted sub-buffer.
+  // Pool block (owned_keep 1): when the reference count drops to 1, unref() calls owner->reclaim
+  // under root->map_lock; `owner` is cleared when the pool goes first, after which the block lives
+  // on as an ordinary reference-counted sub-buffer.
+  // Heap run (owned_keep 0): its node lives in the heap's node storage, not the allocator's; when the
+  // last reference goes, unref() releases the native object and then calls owner->reclaim under
+  // root->map_lock, which frees the pages and destroys the node in its storage. When the heap goes
+  // first, `owner` becomes the heap's node storage, which frees itself with the last such node.
+  // `owned_keep` is set before the node is shared and never changes (UINT32_MAX: not owned);
+  // `owner` is guarded by root->map_lock.
   NodeOwner* owner = nullptr;
   std::uint32_t owner_slot = 0;
   std::uint32_t owned_keep = UINT32_MAX;

@@ -1,17 +1,111 @@
-// Heap: a paged arena. A bitmap (1 = used) under a mutex, first-fit runs, and buffers that are
-// sub-buffers of the arena whose last reference gives their pages back (MemNode::owner, keep 0).
+// Heap: a paged arena. A bitmap (1 = used) and a free list of preallocated buffer nodes, both in one
+// bookkeeping block (detail::HeapBook) taken at init(), under a mutex; first-fit runs; buffers are
+// sub-buffers of the arena whose nodes live in the book (MemNode::owned_keep 0), so creating and
+// destroying one never allocates. When the last reference to a buffer goes, unref() releases its
+// native object and calls reclaim_run(), which frees the pages and the node slot in one step.
 #include <edgemem/heap.hpp>
 #include <edgemem/queue.hpp>
 
+#include <new>
+
 #include "detail/checks.hpp"
+#include "detail/live.hpp"
 #include "detail/nodes.hpp"
+#include "pool/touch.hpp"
 
 namespace edgemem {
 
 using detail::MemNode;
 
+namespace detail {
+
+/// The heap's bookkeeping block: header, `capacity` node slots, the page bitmap, the slot free list.
+/// While the heap lives, guarded by Heap::lock_; after the heap died with buffers still live it is
+/// their owner, guarded by the arena root's map_lock, and frees itself with the last of them.
+struct HeapBook final : NodeOwner {
+  static constexpr std::uint32_t kNone = UINT32_MAX;       // end of the free list
+  static constexpr std::uint32_t kInUse = UINT32_MAX - 1;  // slot holds a live node
+
+  std::size_t block_bytes = 0;  // bytes of the whole block, for deallocate
+  std::size_t capacity = 0;     // node slots
+  std::size_t live = 0;         // slots holding a node
+  std::uint32_t free_head = kNone;
+  unsigned char* nodes = nullptr;  // capacity * sizeof(MemNode)
+  std::uint64_t* bitmap = nullptr;
+  std::uint32_t* links = nullptr;  // next free slot, or kInUse
+
+  void* slot_storage(std::size_t i) const noexcept { return nodes + i * sizeof(MemNode); }
+  MemNode* node(std::size_t i) const noexcept { return std::launder(static_cast<MemNode*>(slot_storage(i))); }
+  std::size_t index_of(const MemNode* n) const noexcept {
+    return static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(n) - nodes) / sizeof(MemNode);
+  }
+  bool pop(std::size_t& slot) noexcept {
+    if (free_head == kNone) return false;
+    slot = free_head;
+    free_head = links[slot];
+    links[slot] = kInUse;
+    ++live;
+    return true;
+  }
+  void push(std::size_t slot) noexcept {
+    links[slot] = free_head;
+    free_head = static_cast<std::uint32_t>(slot);
+    --live;
+  }
+  /// Destroys a node of this book (its native object already released) and frees its slot.
+  void recycle(MemNode* n) noexcept {
+    const std::size_t slot = index_of(n);
+    n->~MemNode();
+    push(slot);
+  }
+  static void destroy(HeapBook* book) noexcept {
+    const std::size_t bytes = book->block_bytes;
+    book->~HeapBook();
+    DefaultAllocator::deallocate(book, bytes, alignof(MemNode));
+  }
+  /// Owner of the nodes left when the heap died: destroys each as it goes, then the book itself.
+  static void reclaim_orphan(NodeOwner* self, MemNode* n) noexcept {
+    auto* book = static_cast<HeapBook*>(self);
+    book->recycle(n);
+    if (book->live == 0) destroy(book);
+  }
+};
+
+}  // namespace detail
+
 namespace {
+
+using detail::HeapBook;
+
 std::size_t words_for(std::size_t pages) noexcept { return (pages + 63) / 64; }
+std::size_t round_up(std::size_t v, std::size_t a) noexcept { return (v + a - 1) / a * a; }
+
+static_assert(alignof(MemNode) >= alignof(HeapBook) && alignof(MemNode) >= alignof(std::uint64_t),
+              "the book's block is aligned for its nodes");
+
+/// Builds the book for `capacity` nodes and `pages` pages, or null (out of host memory).
+HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
+  const std::size_t nodes_at = round_up(sizeof(HeapBook), alignof(MemNode));
+  const std::size_t bitmap_at = nodes_at + capacity * sizeof(MemNode);
+  const std::size_t links_at = bitmap_at + words_for(pages) * sizeof(std::uint64_t);
+  const std::size_t bytes = links_at + capacity * sizeof(std::uint32_t);
+  void* block = DefaultAllocator::allocate(bytes, alignof(MemNode));
+  if (block == nullptr) return nullptr;
+  auto* base = static_cast<unsigned char*>(block);
+  auto* book = new (block) HeapBook();
+  book->reclaim = &HeapBook::reclaim_orphan;
+  book->block_bytes = bytes;
+  book->capacity = capacity;
+  book->nodes = base + nodes_at;
+  book->bitmap = reinterpret_cast<std::uint64_t*>(base + bitmap_at);
+  book->links = reinterpret_cast<std::uint32_t*>(base + links_at);
+  for (std::size_t w = 0; w < words_for(pages); ++w) book->bitmap[w] = 0;
+  for (std::size_t i = 0; i < capacity; ++i)
+    book->links[i] = i + 1 < capacity ? static_cast<std::uint32_t>(i + 1) : HeapBook::kNone;
+  book->free_head = capacity != 0 ? 0 : HeapBook::kNone;
+  return book;
+}
+
 }  // namespace
 
 Heap::~Heap() {
@@ -19,61 +113,59 @@ Heap::~Heap() {
   {
     std::lock_guard<std::mutex> map_lock(arena_.node()->map_lock);
     std::lock_guard<std::mutex> lock(lock_);
-    for (std::size_t p = 0; p < page_count_; ++p)
-      if (runs_[p] != nullptr) runs_[p]->owner = nullptr;  // live buffers outlive the heap as plain subs
+    if (book_->live != 0) {  // live buffers outlive the heap; the book goes with the last of them
+      for (std::size_t i = 0; i < book_->capacity; ++i)
+        if (book_->links[i] == HeapBook::kInUse) book_->node(i)->owner = book_;
+      book_ = nullptr;
+    }
   }
   teardown();
 }
 
 void Heap::teardown() noexcept {
-  DefaultAllocator::deallocate(bitmap_, words_for(page_count_) * sizeof(std::uint64_t), alignof(std::uint64_t));
-  DefaultAllocator::deallocate(runs_, page_count_ * sizeof(MemNode*), alignof(MemNode*));
+  if (book_ != nullptr) HeapBook::destroy(book_);
+  book_ = nullptr;
   bitmap_ = nullptr;
-  runs_ = nullptr;
   (void)arena_.release();
-  page_bytes_ = page_count_ = free_pages_ = 0;
+  page_bytes_ = page_count_ = max_buffers_ = free_pages_ = 0;
 }
 
 Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count, Storage storage,
-                        MemFlags flags) noexcept {
+                        MemFlags flags, std::size_t max_buffers) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (page_count_ != 0) return fail(Errc::invalid_argument, "heap is already initialised");
   if (page_bytes == 0 || page_count == 0) return fail(Errc::invalid_argument, "page size or count is zero");
+  if (q.node()->ctx != ctx.node()) return fail(Errc::invalid_argument, "queue belongs to another context");
   if (page_bytes % ctx.base_align() != 0)
     return fail(Errc::misaligned, "page size is not a multiple of the device base alignment");
-  if (page_bytes > SIZE_MAX / page_count || page_count > SIZE_MAX / sizeof(MemNode*))
-    return fail(Errc::out_of_range, "heap size overflows");
+  if (page_bytes > SIZE_MAX / page_count) return fail(Errc::out_of_range, "heap size overflows");
   if (page_bytes * page_count > ctx.info().max_alloc_bytes)
     return fail(Errc::out_of_range, "heap size exceeds the device's max allocation");
+  const std::size_t capacity = max_buffers == 0 || max_buffers > page_count ? page_count : max_buffers;
+  if (capacity >= HeapBook::kInUse || capacity > (SIZE_MAX / 4) / (sizeof(MemNode) + sizeof(std::uint32_t)))
+    return fail(Errc::out_of_range, "heap bookkeeping size overflows");
 
-  const std::size_t words = words_for(page_count);
-  auto* bitmap = static_cast<std::uint64_t*>(DefaultAllocator::allocate(words * sizeof(std::uint64_t),
-                                                                         alignof(std::uint64_t)));
-  auto* runs = static_cast<MemNode**>(DefaultAllocator::allocate(page_count * sizeof(MemNode*), alignof(MemNode*)));
-  auto undo = [&](const Error& e) -> Failure {
-    DefaultAllocator::deallocate(bitmap, words * sizeof(std::uint64_t), alignof(std::uint64_t));
-    DefaultAllocator::deallocate(runs, page_count * sizeof(MemNode*), alignof(MemNode*));
-    return fail(e);
-  };
-  if (bitmap == nullptr || runs == nullptr)
-    return undo(Error{Errc::out_of_host_memory, 0, "allocator could not provide the heap's bookkeeping"});
+  HeapBook* book = make_book(capacity, page_count);
+  if (book == nullptr) return fail(Errc::out_of_host_memory, "allocator could not provide the heap's bookkeeping");
   auto arena = Buffer::create(ctx, page_bytes * page_count, storage, flags);
-  if (!arena) return undo(arena.error());
-  const std::uint8_t zero = 0;
-  if (auto r = q.fill(*arena, 0, arena->size(), &zero, 1); !r) return undo(r.error());
-  if (auto r = q.finish(); !r) return undo(r.error());
-
-  for (std::size_t w = 0; w < words; ++w) bitmap[w] = 0;
-  for (std::size_t p = 0; p < page_count; ++p) runs[p] = nullptr;
+  if (!arena) {
+    HeapBook::destroy(book);
+    return fail(arena.error());
+  }
+  if (auto r = detail::touch_zero(q, *arena); !r) {
+    HeapBook::destroy(book);
+    return fail(r.error());
+  }
   reclaim = &Heap::reclaim_run;
   std::lock_guard<std::mutex> lock(lock_);
   arena_ = std::move(*arena);
-  bitmap_ = bitmap;
-  runs_ = runs;
+  book_ = book;
+  bitmap_ = book->bitmap;
   page_bytes_ = page_bytes;
-  page_count_ = page_count;
+  max_buffers_ = capacity;
   free_pages_ = page_count;
+  page_count_ = page_count;
   return {};
 }
 
@@ -104,25 +196,40 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
   if (bytes == 0) return fail(Errc::invalid_argument, "size is zero");
   if (bytes > page_bytes_ * page_count_) return fail(Errc::out_of_range, "size exceeds the whole heap");
   const std::size_t pages = (bytes + page_bytes_ - 1) / page_bytes_;
-  std::size_t first = 0;
+  MemNode* root = arena_.node();
+  std::size_t first = 0, slot = 0;
   {
     std::lock_guard<std::mutex> lock(lock_);
     first = pages <= free_pages_ ? find_run(pages) : SIZE_MAX;
     if (first == SIZE_MAX) return fail(Errc::exhausted, "no run of free pages is long enough");
+    if (!book_->pop(slot)) return fail(Errc::exhausted, "max_buffers buffers of the heap are live");
     mark(first, pages, true);
   }
-  auto sub = arena_.sub(first * page_bytes_, bytes);
-  std::lock_guard<std::mutex> lock(lock_);
-  if (!sub) {
+  const std::size_t origin = first * page_bytes_;
+  auto native = detail::Backend::mem_sub(root->native, origin, bytes, root->flags);
+  if (!native) {
+    std::lock_guard<std::mutex> lock(lock_);
     mark(first, pages, false);
-    return fail(sub.error());
+    book_->push(slot);
+    return fail(native.error());
   }
-  MemNode* n = sub->node();
+  auto* n = new (book_->slot_storage(slot)) MemNode();
+  detail::retain(root->ctx);
+  detail::retain(root);
+  n->ctx = root->ctx;
+  n->parent = root;
+  n->root = root;
+  n->origin = origin;
+  n->bytes = bytes;
+  n->storage = root->storage;
+  n->flags = root->flags;
+  n->wrapped = root->wrapped;
+  n->native = *native;
   n->owner = this;
-  n->owner_slot = static_cast<std::uint32_t>(first);
+  n->owner_slot = static_cast<std::uint32_t>(slot);
   n->owned_keep = 0;
-  runs_[first] = n;
-  return std::move(*sub);
+  detail::live_add(detail::Live::sub_buffer, 1);
+  return detail::BufferAccess::adopt(n);
 }
 
 Result<Buffer> Heap::create_buffer_from_host(Queue& q, const void* data, std::size_t bytes) noexcept {
@@ -130,6 +237,7 @@ Result<Buffer> Heap::create_buffer_from_host(Queue& q, const void* data, std::si
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   if (q.node()->ctx != arena_.node()->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
+  EDGEMEM_TRY(detail::check_host_access(arena_.flags(), false, true));
   EDGEMEM_TRY_ASSIGN(Buffer b, create_buffer(bytes));
   EDGEMEM_TRY(q.write(b, 0, data, bytes));  // on failure b dies and gives its pages back
   return b;
@@ -144,14 +252,19 @@ Result<Buffer> Heap::create_buffer_like(const Buffer& other) noexcept {
 void Heap::reclaim_run(detail::NodeOwner* self, MemNode* node) noexcept {
   auto* heap = static_cast<Heap*>(self);
   std::lock_guard<std::mutex> lock(heap->lock_);
-  const std::size_t first = node->owner_slot;
+  const std::size_t first = node->origin / heap->page_bytes_;
   heap->mark(first, (node->bytes + heap->page_bytes_ - 1) / heap->page_bytes_, false);
-  heap->runs_[first] = nullptr;
+  heap->book_->recycle(node);
 }
 
 std::size_t Heap::free_pages() const noexcept {
   std::lock_guard<std::mutex> lock(lock_);
   return free_pages_;
+}
+
+std::size_t Heap::live_buffers() const noexcept {
+  std::lock_guard<std::mutex> lock(lock_);
+  return book_ != nullptr ? book_->live : 0;
 }
 
 std::size_t Heap::largest_free_run() const noexcept {
@@ -176,7 +289,7 @@ Result<void> Heap::release() noexcept {
   if (page_count_ == 0) return {};
   {
     std::lock_guard<std::mutex> lock(lock_);
-    if (free_pages_ != page_count_) return fail(Errc::busy, "buffers of the heap are still live");
+    if (book_->live != 0) return fail(Errc::busy, "buffers of the heap are still live");
   }
   teardown();
   return {};

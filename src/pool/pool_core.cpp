@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "detail/nodes.hpp"
+#include "pool/touch.hpp"
 
 namespace edgemem::detail {
 
@@ -54,6 +55,7 @@ Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t bloc
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (count_ != 0) return fail(Errc::invalid_argument, "pool is already initialised");
+  if (q.node()->ctx != ctx.node()) return fail(Errc::invalid_argument, "queue belongs to another context");
   if (block_bytes == 0 || count == 0) return fail(Errc::invalid_argument, "block size or count is zero");
   if (inline_capacity_ != 0 && count > inline_capacity_)
     return fail(Errc::out_of_range, "count exceeds the pool's compile-time capacity");
@@ -91,9 +93,7 @@ Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t bloc
 
   auto parent = Buffer::create(ctx, stride * count, storage, flags);
   if (!parent) return undo(parent.error());
-  const std::uint8_t zero = 0;
-  if (auto r = q.fill(*parent, 0, stride * count, &zero, 1); !r) return undo(r.error());
-  if (auto r = q.finish(); !r) return undo(r.error());
+  if (auto r = touch_zero(q, *parent); !r) return undo(r.error());
   reclaim = &PoolCore::reclaim_block;
   for (; made < count; ++made) {
     auto b = parent->sub(made * stride, stride);

@@ -1,8 +1,11 @@
 // Heap: paged arena creation and its errors, first-fit page runs, page accounting, contents,
 // buffers giving their pages back (deferred while mapped or sub-buffered), is_page_mappable,
 // exhaustion by fragmentation, and the destruction policy.
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "test_helpers.hpp"
@@ -24,6 +27,12 @@ struct HeapState {
   bool operator==(const HeapState& o) const { return free_pages == o.free_pages && largest == o.largest; }
 };
 HeapState state(const Heap& h) { return HeapState{h.free_pages(), h.largest_free_run()}; }
+
+/// Writes random bytes into `b` and reads them back; true when they match.
+bool round_trip_ok(emt::Fixture& f, Buffer& b) {
+  const emt::Bytes data = emt::random_bytes(b.size());
+  return f.q.write(b, 0, data.data(), data.size()) && f.snapshot(b) == data;
+}
 }  // namespace
 
 TEST_CASE("Heap init: errors leave the heap uninitialised") {
@@ -199,4 +208,161 @@ TEST_CASE("Heap destruction policy: release() refused while buffers live; destru
   CHECK(f.snapshot(survivor) == data);
   survivor = Buffer{};
   CHECK(DefaultAllocator::stats().allocations == base.allocations);
+}
+
+TEST_CASE("Heap: max_buffers bounds live buffers; create/destroy needs no allocator call") {
+  emt::Fixture f;
+  const std::size_t P = f.align();
+  Heap heap;
+  CHECK(heap.max_buffers() == 0);
+  CHECK(heap.live_buffers() == 0);
+  REQUIRE_OK_CALL(heap.init(f.ctx, f.q, P, 8, Storage::device, MemFlags::read_write, 2));
+  CHECK(heap.max_buffers() == 2);
+  auto a = heap.create_buffer(P);
+  auto b = heap.create_buffer(P);
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
+  CHECK(heap.live_buffers() == 2);
+  const HeapState before = state(heap);
+  CHECK_ERRC(heap.create_buffer(P), Errc::exhausted);  // pages free, but no node slot
+  CHECK(state(heap) == before);
+  CHECK(heap.live_buffers() == 2);
+  *a = Buffer{};
+  CHECK(heap.live_buffers() == 1);
+  const std::size_t allocations = DefaultAllocator::stats().total_allocations;
+  for (int i = 0; i < 100; ++i) {
+    auto c = heap.create_buffer(3 * P);
+    REQUIRE_OK(c);
+    CHECK(f.snapshot(*c).size() == 3 * P);
+  }
+  CHECK(DefaultAllocator::stats().total_allocations == allocations);  // node storage came with init()
+  CHECK_OK(b->release());
+  CHECK(heap.live_buffers() == 0);
+  CHECK_OK(heap.release());
+  CHECK(heap.max_buffers() == 0);
+
+  REQUIRE_OK_CALL(heap.init(f.ctx, f.q, P, 4, Storage::device, MemFlags::read_write, 100));
+  CHECK(heap.max_buffers() == 4);  // clamped: at most page_count buffers can ever live
+  CHECK_OK(heap.release());
+  REQUIRE_OK_CALL(heap.init(f.ctx, f.q, P, 4));
+  CHECK(heap.max_buffers() == 4);  // 0: page_count
+}
+
+TEST_CASE("Heap: buffers outliving the heap keep working; its bookkeeping goes with the last one") {
+  emt::Fixture f;
+  const std::size_t P = f.align();
+  const AllocatorStats base = DefaultAllocator::stats();
+  Buffer a, b;
+  {
+    Heap heap;
+    REQUIRE_OK_CALL(heap.init(f.ctx, f.q, P, 4, Storage::shared));
+    auto x = heap.create_buffer(P);
+    auto y = heap.create_buffer(2 * P);
+    REQUIRE_OK(x);
+    REQUIRE_OK(y);
+    a = std::move(*x);
+    b = std::move(*y);
+  }
+  const emt::Bytes data = emt::random_bytes(2 * P);
+  {
+    auto m = f.q.map<unsigned char>(b, Access::write_discard);
+    REQUIRE_OK(m);
+    std::memcpy(m->data(), data.data(), data.size());
+    b = Buffer{};  // the handle goes; the mapping keeps the run (and the book) alive
+    CHECK(DefaultAllocator::stats().allocations > base.allocations);
+    auto s = a.sub(0, P);
+    REQUIRE_OK(s);
+    a = Buffer{};
+    CHECK(round_trip_ok(f, *s));
+  }
+  CHECK(DefaultAllocator::stats().allocations == base.allocations);  // nothing leaked
+}
+
+TEST_CASE("Heap: every host-access flag, init touches the arena with a device fill") {
+  emt::Fixture f;
+  const std::size_t P = f.align();
+  const MemFlags all[] = {MemFlags::read_write,
+                          MemFlags::host_read_only,
+                          MemFlags::host_write_only,
+                          MemFlags::host_no_access,
+                          MemFlags::read_only | MemFlags::host_no_access,
+                          MemFlags::write_only | MemFlags::host_read_only};
+  for (MemFlags flags : all) {
+    CAPTURE(static_cast<unsigned>(flags));
+    Heap heap;
+    REQUIRE_OK_CALL(heap.init(f.ctx, f.q, P, 4, Storage::device, flags));
+    auto b = heap.create_buffer(2 * P);
+    REQUIRE_OK(b);
+    CHECK(b->flags() == flags);
+    CHECK(f.snapshot(*b) == emt::Bytes(2 * P, 0));  // zero-filled at creation
+    const emt::Bytes data = emt::random_bytes(P);
+    const bool host_writes = !has(flags, MemFlags::host_read_only) && !has(flags, MemFlags::host_no_access);
+    if (host_writes) {
+      auto h = heap.create_buffer_from_host(f.q, data.data(), data.size());
+      REQUIRE_OK(h);
+      CHECK(f.snapshot(*h) == data);
+    } else {
+      const HeapState before = state(heap);
+      CHECK_ERRC(heap.create_buffer_from_host(f.q, data.data(), data.size()), Errc::invalid_argument);
+      CHECK(state(heap) == before);
+    }
+  }
+  Heap bad;
+  CHECK_ERRC(bad.init(f.ctx, f.q, P, 4, Storage::device, MemFlags::read_only | MemFlags::write_only),
+             Errc::invalid_argument);
+  CHECK_ERRC(bad.init(f.ctx, f.q, P, 4, Storage::device, MemFlags::host_read_only | MemFlags::host_no_access),
+             Errc::invalid_argument);
+  CHECK(bad.page_count() == 0);
+}
+
+TEST_CASE("Heap stress: 4 threads create and destroy runs; no two live runs share a page") {
+  emt::Fixture f;
+  const std::size_t P = f.align();
+  constexpr std::size_t kPages = 24;
+  constexpr int kThreads = 4;
+  Heap heap;
+  REQUIRE_OK_CALL(heap.init(f.ctx, f.q, P, kPages, Storage::shared, MemFlags::read_write, 8));
+  std::atomic<int> page_owner[kPages];
+  for (auto& o : page_owner) o.store(-1);
+  std::atomic<int> violations{0}, errors{0};
+  std::atomic<long> made{0};
+  const auto stop_at = std::chrono::steady_clock::now() + std::chrono::milliseconds(600);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      auto q = Queue::create(f.ctx);
+      if (!q) {
+        errors.fetch_add(1);
+        return;
+      }
+      std::uint32_t tag = static_cast<std::uint32_t>(t + 1) << 24;
+      for (int i = 0; std::chrono::steady_clock::now() < stop_at; ++i) {
+        const std::size_t pages = 1 + static_cast<std::size_t>((i + t) % 3);
+        auto b = heap.create_buffer(pages * P - 1);
+        if (!b) {
+          if (b.error().code != Errc::exhausted) errors.fetch_add(1);
+          continue;
+        }
+        const std::size_t first = b->origin() / P;
+        for (std::size_t p = first; p < first + pages; ++p) {
+          int expected = -1;
+          if (!page_owner[p].compare_exchange_strong(expected, t)) violations.fetch_add(1);
+        }
+        ++tag;
+        std::uint32_t back = 0;
+        if (!q->write(*b, 0, &tag, sizeof tag) || !q->read(*b, 0, &back, sizeof back) || back != tag)
+          violations.fetch_add(1);
+        for (std::size_t p = first; p < first + pages; ++p) page_owner[p].store(-1);
+        made.fetch_add(1);
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(violations.load() == 0);
+  CHECK(errors.load() == 0);
+  CHECK(made.load() > 100);
+  CHECK(heap.free_pages() == kPages);
+  CHECK(heap.largest_free_run() == kPages);
+  CHECK(heap.live_buffers() == 0);
+  MESSAGE("4-thread heap stress: " << made.load() << " create/destroy cycles");
 }

@@ -332,14 +332,16 @@ TEST_CASE("FixedPool stress: 8 threads, no block is ever handed out twice") {
                               << " exhausted");
 }
 
-TEST_CASE("Steady state: pool and ring cycles make no allocation through edgemem's allocator policy") {
+TEST_CASE("Steady state: pool, ring and heap cycles make no allocation through edgemem's allocator policy") {
   // On every backend: edgemem itself allocates nothing after creation (tests/alloc proves zero
   // malloc/new for the whole process on the host backend, where no driver allocates behind us).
   emt::Fixture f;
   FixedPool<4> pool;
   FrameRing<3> ring;
+  Heap heap;
   REQUIRE_OK_CALL(pool.init(f.ctx, f.q, 256));
   REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 256));
+  REQUIRE_OK_CALL(heap.init(f.ctx, f.q, 4 * f.align(), 8));
   const emt::Bytes data = emt::random_bytes(256);
   emt::Bytes back(256);
   int failures = 0;
@@ -362,10 +364,24 @@ TEST_CASE("Steady state: pool and ring cycles make no allocation through edgemem
     auto got = ring.take();
     failures += !got || !f.q.read(*got, 0, back.data(), 256) || back != data;
     failures += !b->release();
+    auto h = heap.create_buffer_from_host(f.q, data.data(), 256);
+    auto l = h ? heap.create_buffer_like(*h) : heap.create_buffer(256);
+    if (!h || !l) {
+      ++failures;
+      continue;
+    }
+    {
+      auto m = f.q.map<unsigned char>(*l, Access::write_discard);
+      if (!m) ++failures;
+      else std::memcpy(m->data(), data.data(), 256);
+    }
+    failures += !f.q.read(*l, 0, back.data(), 256) || back != data;
+    failures += !f.q.read(*h, 0, back.data(), 256) || back != data;
   }
   const std::size_t after = DefaultAllocator::stats().total_allocations;
   CHECK(failures == 0);
   CHECK(after == before);
+  CHECK(heap.live_buffers() == 0);
 }
 
 #if EDGEMEM_ALLOCATOR_STATIC
@@ -387,3 +403,50 @@ TEST_CASE("FixedPool<>: an exhausted static arena makes init() out_of_host_memor
   CHECK(after.allocations == before.allocations);
 }
 #endif
+
+TEST_CASE("FixedPool and FrameRing: every host-access flag; creation touches blocks with a device fill") {
+  emt::Fixture f;
+  const std::size_t A = f.align();
+  const MemFlags all[] = {MemFlags::read_write,
+                          MemFlags::host_read_only,
+                          MemFlags::host_write_only,
+                          MemFlags::host_no_access,
+                          MemFlags::read_only | MemFlags::host_read_only,
+                          MemFlags::read_only | MemFlags::host_no_access,
+                          MemFlags::write_only | MemFlags::host_write_only,
+                          MemFlags::write_only | MemFlags::host_no_access};
+  for (Storage storage : {Storage::device, Storage::shared}) {
+    for (MemFlags flags : all) {
+      CAPTURE(static_cast<unsigned>(flags));
+      CAPTURE(static_cast<int>(storage));
+      FixedPool<3> pool;
+      REQUIRE_OK_CALL(pool.init(f.ctx, f.q, 2 * A, 3, storage, flags));
+      CHECK(pool.capacity() == 3);
+      auto b = pool.acquire();
+      REQUIRE_OK(b);
+      CHECK(b->buffer().flags() == flags);
+      CHECK(f.snapshot(*b) == emt::Bytes(2 * A, 0));  // zero-filled at creation, whatever the host may do
+      const std::uint32_t word = 0x12345678u;
+      const bool host_writes = !has(flags, MemFlags::host_read_only) && !has(flags, MemFlags::host_no_access);
+      if (host_writes) CHECK_OK(f.q.write(*b, 0, &word, sizeof word));
+      else CHECK_ERRC(f.q.write(*b, 0, &word, sizeof word), Errc::invalid_argument);
+      CHECK_OK(b->release());
+      CHECK(pool.stats().in_use == 0);
+
+      FrameRing<2> ring;
+      REQUIRE_OK_CALL(ring.init(f.ctx, f.q, A, Overflow::refuse, storage, flags));
+      auto fr = ring.acquire();
+      REQUIRE_OK(fr);
+      CHECK_OK(ring.publish(std::move(*fr)));
+      auto got = ring.take();
+      REQUIRE_OK(got);
+      CHECK(f.snapshot(*got) == emt::Bytes(A, 0));
+    }
+  }
+  FixedPool<2> bad;
+  CHECK_ERRC(bad.init(f.ctx, f.q, A, 2, Storage::device, MemFlags::read_only | MemFlags::write_only),
+             Errc::invalid_argument);
+  CHECK_ERRC(bad.init(f.ctx, f.q, A, 2, Storage::device, MemFlags::host_write_only | MemFlags::host_no_access),
+             Errc::invalid_argument);
+  CHECK(bad.capacity() == 0);
+}
