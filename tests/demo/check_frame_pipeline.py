@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Runs examples/frame_pipeline and checks its output against an independent Python model of the
 same pipeline (synthetic frames, mirrored strips, a copy_rect crop, FNV-1a over the results)."""
+import os
 import re
+import shlex
 import subprocess
 import sys
 
@@ -43,7 +45,8 @@ def expected(frames, width, height):
 
 def main():
     exe, frames, width, height = sys.argv[1], 5, 48, 16
-    run = subprocess.run([exe, "--frames", str(frames), "--width", str(width), "--height", str(height)],
+    wrapper = shlex.split(os.environ.get("MESON_EXE_WRAPPER", ""))  # qemu-user in a cross build
+    run = subprocess.run(wrapper + [exe, "--frames", str(frames), "--width", str(width), "--height", str(height)],
                          capture_output=True, text=True, check=False)
     print(run.stdout + run.stderr)
     if run.returncode != 0:
