@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include <edgemem/config.hpp>
+#include <edgemem/fault.hpp>
 
 namespace edgemem {
 
@@ -60,13 +61,21 @@ struct UserAllocator {
 
 #if EDGEMEM_ALLOCATOR_STATIC
 /// The policy selected by the Meson option `allocator`.
-using DefaultAllocator = StaticArenaAllocator;
+using SelectedAllocator = StaticArenaAllocator;
 #elif EDGEMEM_ALLOCATOR_USER
 /// The policy selected by the Meson option `allocator`.
-using DefaultAllocator = UserAllocator;
+using SelectedAllocator = UserAllocator;
 #else
 /// The policy selected by the Meson option `allocator`.
-using DefaultAllocator = SystemAllocator;
+using SelectedAllocator = SystemAllocator;
+#endif
+
+#if EDGEMEM_FAULT_INJECTION
+/// The policy edgemem allocates through: SelectedAllocator behind fault points (tests only, edgemem/fault.hpp).
+using DefaultAllocator = FaultInjectingAllocator<SelectedAllocator>;
+#else
+/// The policy edgemem allocates through.
+using DefaultAllocator = SelectedAllocator;
 #endif
 
 }  // namespace edgemem

@@ -174,6 +174,7 @@ struct MPool {
 struct MHeap {
   bool init = false;
   unsigned ctx = 0;
+  std::uint32_t flags = 0;
   int arena = -1;
   std::size_t page = 0, count = 0, free = 0;
   std::vector<bool> used;
@@ -345,7 +346,8 @@ void report(const char* fmt, ...) {
   std::vfprintf(stderr, fmt, ap);
   va_end(ap);
   std::fprintf(stderr, "\n");
-  std::abort();
+  std::fflush(stderr);
+  std::abort();  // fuzz_main.cpp makes ASan handle SIGABRT, so libFuzzer saves the input
 }
 
 // ---- comparisons -----------------------------------------------------------------------------
@@ -479,7 +481,9 @@ int predict(const Args& a) {
       if (a.n0 == 0) return kInvalidArgument;
       if (a.n0 > m.heap.page * m.heap.count) return kOutOfRange;
       const std::size_t pages = (a.n0 + m.heap.page - 1) / m.heap.page;
-      return pages <= m.heap.free && m.find_run(pages) != kNone ? kOk : kExhausted;
+      if (pages > m.heap.free || m.find_run(pages) == kNone) return kExhausted;
+      constexpr std::uint32_t kNoHostWrite = 4u | 16u;  // host_read_only, host_no_access
+      return a.op == op_heap_from_host && (m.heap.flags & kNoHostWrite) != 0 ? kInvalidArgument : kOk;
     }
     default:
       return kNotApplicable;
@@ -695,6 +699,7 @@ void apply(const Args& a) {
     case op_heap_init: {
       m.heap.init = true;
       m.heap.ctx = a.ctx;
+      m.heap.flags = a.flags;
       m.heap.page = a.n0;
       m.heap.count = a.n1;
       m.heap.free = a.n1;

@@ -6,6 +6,11 @@
 
 #include "driver.hpp"
 
+// libFuzzer does not install its crash handler over one installed before it (the OpenCL runtime's),
+// so abort() in the driver's report would end the run without saving the input; ASan's handler
+// (installed first) reports it and lets libFuzzer write crash-<sha1>. Overridable with ASAN_OPTIONS.
+extern "C" const char* __asan_default_options() { return "handle_abort=1:handle_sigill=1"; }
+
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (!fz::init_targets()) {
     std::fprintf(stderr, "edgemem_fuzz: a target could not start\n");

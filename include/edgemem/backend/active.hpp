@@ -6,12 +6,25 @@
 #include <edgemem/backend/opencl.hpp>
 namespace edgemem::backend {
 /// The backend edgemem was built with.
-using Active = OpenCL;
+using Selected = OpenCL;
 }  // namespace edgemem::backend
 #else
 #include <edgemem/backend/host.hpp>
 namespace edgemem::backend {
 /// The backend edgemem was built with.
-using Active = Host;
+using Selected = Host;
+}  // namespace edgemem::backend
+#endif
+
+#if EDGEMEM_FAULT_INJECTION
+#include <edgemem/backend/fault_injecting.hpp>
+namespace edgemem::backend {
+/// The backend the library calls: Selected behind fault points (Meson option fault_injection, tests only).
+using Active = FaultInjecting<Selected>;
+}  // namespace edgemem::backend
+#else
+namespace edgemem::backend {
+/// The backend the library calls.
+using Active = Selected;
 }  // namespace edgemem::backend
 #endif
