@@ -17,6 +17,8 @@
 
 #include <edgemem/edgemem.hpp>
 
+#include "../examples/user_allocator_setup.hpp"
+
 #if EDGEMEM_BACKEND_OPENCL
 #include "opencl_raw_alloc.hpp"
 #endif
@@ -57,6 +59,7 @@ Summary measure(const char* name, int reps, Op&& op) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  example::setup_user_allocator();  // allocator=user builds: callbacks before any edgemem call
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int fast_reps = quick ? 20000 : 200000;
   const int slow_reps = quick ? 2000 : 20000;

@@ -18,6 +18,8 @@
 
 #include <edgemem/edgemem.hpp>
 
+#include "user_allocator_setup.hpp"
+
 #if FRAME_PIPELINE_COUNT_MALLOC
 #include "malloc_counter.hpp"
 #endif
@@ -77,6 +79,7 @@ std::size_t round_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a;
 }  // namespace
 
 int main(int argc, char** argv) {
+  example::setup_user_allocator();  // allocator=user builds: callbacks before any edgemem call
   Options opt;
   if (!parse(argc, argv, opt)) {
     std::fprintf(stderr, "usage: frame_pipeline [--frames N] [--width W] [--height H]  (H a multiple of 4)\n");

@@ -23,7 +23,10 @@ Result<std::uint64_t> brightest_strip(const std::uint8_t* frame, std::size_t byt
 }
 // ---- end README example ----
 
+#include "user_allocator_setup.hpp"
+
 int main() {
+  example::setup_user_allocator();  // allocator=user builds: callbacks before any edgemem call
   std::vector<std::uint8_t> frame(1 << 16);
   for (std::size_t i = 0; i < frame.size(); ++i) frame[i] = static_cast<std::uint8_t>(i * 31 + 7);
   auto r = brightest_strip(frame.data(), frame.size());

@@ -63,12 +63,15 @@ class FixedPool {
   ~FixedPool() = default;  ///< see the destruction policy in the file comment
 
   /// Allocates one buffer of `count` blocks of `block_bytes` bytes each, rounded up to ctx.base_align(),
-  /// as sub-buffers, and fills it with zeros through `q` (waiting for it), so deferred device allocation
-  /// fails here and not at acquire(). On failure the pool stays uninitialised and holds nothing.
-  /// Errc: released (ctx or q), invalid_argument (block_bytes or count 0, pool already initialised,
-  /// q on another context, flags forbidding the host fill), out_of_range (count > N for N > 0, count >=
-  /// 2^32 - 1, size overflow, or total bytes > the device's max allocation), out_of_device_memory,
-  /// out_of_host_memory (bookkeeping: the block nodes, and for FixedPool<> the arrays), backend_failure.
+  /// as sub-buffers, and zero-fills it through `q` with a device fill (waiting for it; allowed for every
+  /// host-access flag), so deferred device allocation fails here and not at acquire(). On failure the
+  /// pool stays uninitialised and holds nothing. Cost: O(count), one device allocation, one fill and,
+  /// on OpenCL, `count` clCreateSubBuffer calls; `count` + 1 buffer nodes from the allocator policy
+  /// (plus the two arrays for FixedPool<>). Errc: released (ctx or q), invalid_argument (block_bytes or
+  /// count 0, pool already initialised, q on another context, bad flag combination or Storage value),
+  /// out_of_range (count > N for N > 0, count >= 2^32 - 1, size overflow, or total bytes > the device's
+  /// max allocation), out_of_device_memory, out_of_host_memory (bookkeeping: the block nodes, and for
+  /// FixedPool<> the arrays), backend_failure.
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count = N,
                                   Storage storage = Storage::device,
                                   MemFlags flags = MemFlags::read_write) noexcept {

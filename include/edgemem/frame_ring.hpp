@@ -88,7 +88,8 @@ class FrameRing {
   ~FrameRing() = default;
 
   /// Creates the K frames of `frame_bytes` bytes (rounded up to ctx.base_align()) as a FixedPool<K>
-  /// (zero-filled through `q`) and sets the overflow policy. Errc: as FixedPool::init().
+  /// (zero-filled through `q` with a device fill) and sets the overflow policy. Errc: as FixedPool::init(),
+  /// plus invalid_argument (unknown `policy`).
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t frame_bytes,
                                   Overflow policy = Overflow::refuse, Storage storage = Storage::shared,
                                   MemFlags flags = MemFlags::read_write) noexcept {
