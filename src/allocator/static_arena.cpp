@@ -20,7 +20,7 @@ constexpr std::uintptr_t kHeader = sizeof(Block);
 constexpr std::uintptr_t kGranule = 16;
 constexpr std::uintptr_t kMinFree = kHeader + kGranule;
 constexpr std::size_t kArenaBytes = (static_cast<std::size_t>(EDGEMEM_STATIC_ARENA_BYTES) / kGranule) * kGranule;
-static_assert(sizeof(Block) == 32 || sizeof(Block) == 16 * 2, "header must keep 16-byte granules");
+static_assert(sizeof(Block) % kGranule == 0, "header must keep 16-byte granules (32 bytes on LP64, 16 on ILP32)");
 
 alignas(64) unsigned char g_arena[kArenaBytes];
 std::mutex g_lock;

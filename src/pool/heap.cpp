@@ -19,6 +19,10 @@ using detail::MemNode;
 
 namespace detail {
 
+/// Alignment of the book's block: its header, the node slots and the bitmap words (on ILP32 ARM a
+/// uint64_t needs 8 while a MemNode may need only 4).
+constexpr std::size_t kBookAlign = alignof(MemNode) > alignof(std::uint64_t) ? alignof(MemNode) : alignof(std::uint64_t);
+
 /// The heap's bookkeeping block: header, `capacity` node slots, the page bitmap, the slot free list.
 /// While the heap lives, guarded by Heap::lock_; after the heap died with buffers still live it is
 /// their owner, guarded by the arena root's map_lock, and frees itself with the last of them.
@@ -61,7 +65,7 @@ struct HeapBook final : NodeOwner {
   static void destroy(HeapBook* book) noexcept {
     const std::size_t bytes = book->block_bytes;
     book->~HeapBook();
-    DefaultAllocator::deallocate(book, bytes, alignof(MemNode));
+    DefaultAllocator::deallocate(book, bytes, kBookAlign);
   }
   /// Owner of the nodes left when the heap died: destroys each as it goes, then the book itself.
   static void reclaim_orphan(NodeOwner* self, MemNode* n) noexcept {
@@ -80,16 +84,15 @@ using detail::HeapBook;
 std::size_t words_for(std::size_t pages) noexcept { return (pages + 63) / 64; }
 std::size_t round_up(std::size_t v, std::size_t a) noexcept { return (v + a - 1) / a * a; }
 
-static_assert(alignof(MemNode) >= alignof(HeapBook) && alignof(MemNode) >= alignof(std::uint64_t),
-              "the book's block is aligned for its nodes");
+static_assert(detail::kBookAlign >= alignof(HeapBook), "the book's block is aligned for its header");
 
 /// Builds the book for `capacity` nodes and `pages` pages, or null (out of host memory).
 HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
   const std::size_t nodes_at = round_up(sizeof(HeapBook), alignof(MemNode));
-  const std::size_t bitmap_at = nodes_at + capacity * sizeof(MemNode);
+  const std::size_t bitmap_at = round_up(nodes_at + capacity * sizeof(MemNode), alignof(std::uint64_t));
   const std::size_t links_at = bitmap_at + words_for(pages) * sizeof(std::uint64_t);
   const std::size_t bytes = links_at + capacity * sizeof(std::uint32_t);
-  void* block = DefaultAllocator::allocate(bytes, alignof(MemNode));
+  void* block = DefaultAllocator::allocate(bytes, detail::kBookAlign);
   if (block == nullptr) return nullptr;
   auto* base = static_cast<unsigned char*>(block);
   auto* book = new (block) HeapBook();

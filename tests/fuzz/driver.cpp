@@ -46,12 +46,15 @@ struct Reader {
   }
 };
 
+/// 2^40 and 2^48 where size_t has 64 bits; on ILP32 (armhf) two other values past every device.
+constexpr std::size_t kHuge40 = SIZE_MAX > 0xFFFFFFFFu ? static_cast<std::size_t>(std::uint64_t{1} << 40) : SIZE_MAX / 4 + 1;
+constexpr std::size_t kHuge48 = SIZE_MAX > 0xFFFFFFFFu ? static_cast<std::size_t>(std::uint64_t{1} << 48) : SIZE_MAX / 8 * 7;
 /// Sizes and offsets: raw 0..8191, multiples of 128, small values, or edge values (all edge values
 /// above 8192 exceed every device's max allocation, so no host span is ever read past kHostBytes).
 std::size_t number(std::uint16_t v) noexcept {
   static constexpr std::size_t kSpecial[16] = {
       0, 1, 64, 127, 128, 129, 255, 256, 1024, 4096, 8192, SIZE_MAX, SIZE_MAX - 127, SIZE_MAX / 2 + 1,
-      std::size_t{1} << 40, std::size_t{1} << 48};
+      kHuge40, kHuge48};
   switch (v >> 14) {
     case 0: return v & 0x1FFFu;
     case 1: return (v & 0x3Fu) * 128;
