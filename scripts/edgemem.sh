@@ -57,16 +57,39 @@ demo() {
 
 test_all() {
   setup
-  build_and_test build-test-host -Dmemory_backend=host
-  build_and_test build-test-host-static -Dmemory_backend=host -Dallocator=static
+  # -Dlive_counters=true everywhere: every conformance test case must end with no live edgemem object.
+  build_and_test build-test-host -Dmemory_backend=host -Dlive_counters=true
+  build_and_test build-test-host-static -Dmemory_backend=host -Dallocator=static -Dlive_counters=true
   if [ -d src/opencl ]; then
-    build_and_test build-test-opencl -Dmemory_backend=opencl
+    build_and_test build-test-opencl -Dmemory_backend=opencl -Dlive_counters=true
   fi
-  CXX=clang++ build_and_test build-test-clang-host -Dmemory_backend=host
+  CXX=clang++ build_and_test build-test-clang-host -Dmemory_backend=host -Dlive_counters=true
   ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     CXX=clang++ build_and_test build-test-asan-host -Dmemory_backend=host -Db_sanitize=address,undefined \
-    -Db_lundef=false -Dbuildtype=debug
+    -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true
+  if [ -d src/opencl ]; then
+    # ASan+UBSan on PoCL, with a fresh kernel cache so PoCL's kernel compiler (LLVM, in-process) runs.
+    # intercept_tls_get_addr=0: clang 14's __tls_get_addr interceptor misreads LLVM's dynamic TLS blocks
+    # as pre-2.25 glibc ones and LeakSanitizer's tracer then segfaults at exit. fast_unwind_on_malloc=0:
+    # PoCL/LLVM have no frame pointers; full stacks let tests/sanitizers/lsan.supp match their own leaks.
+    rm -rf build-test-asan-opencl.pocl-cache && mkdir build-test-asan-opencl.pocl-cache
+    POCL_CACHE_DIR="$PWD/build-test-asan-opencl.pocl-cache" \
+    ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0:fast_unwind_on_malloc=0 \
+    LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0" \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      CXX=clang++ build_and_test build-test-asan-opencl -Dmemory_backend=opencl -Db_sanitize=address,undefined \
+      -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true -Dbench=disabled
+  fi
+  # ThreadSanitizer: the thread tests only (meson suite 'threads': tests/stress and the conformance
+  # suite's thread tests), host backend (PoCL's own worker threads are not instrumented).
+  log "configuration build-test-tsan-host: ThreadSanitizer, meson test --suite threads"
+  CXX=clang++ configure build-test-tsan-host -Dwerror=true -Dmemory_backend=host -Dlive_counters=true \
+    -Db_sanitize=thread -Db_lundef=false -Dexamples=disabled -Dbench=disabled
+  ninja -C build-test-tsan-host tests/stress/edgemem_stress tests/stress/edgemem_thread_tests >/dev/null
+  TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 meson test -C build-test-tsan-host --no-rebuild --suite threads \
+    --print-errorlogs | tee build-test-tsan-host.test.log
+  TOTAL_OK=$((TOTAL_OK + $(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build-test-tsan-host.test.log)))
   log "all configurations passed"
   echo "$TOTAL_OK passed, $TOTAL_FAIL failed"
 }
