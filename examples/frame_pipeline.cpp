@@ -6,8 +6,9 @@
 // strip into the mirrored strip of an output frame (a vertical strip flip), crops a region of
 // interest out of strip 1 with copy_rect, reads both back (a read mapping and a read), folds them
 // into a FNV-1a checksum and returns the frame. tests/demo/check_frame_pipeline.py recomputes the
-// checksum independently. The last line prints the pool statistics and the number of malloc/new
-// calls the loop made (counted on the host backend without sanitizers; "n/a" elsewhere).
+// checksum independently. The last line prints the pool statistics, the number of malloc/new calls
+// the loop made (counted on the host backend without sanitizers; "n/a" elsewhere) and the number of
+// allocations edgemem made in it through its allocator policy (every backend).
 //
 // Usage: frame_pipeline [--frames N] [--width W] [--height H]   (H a multiple of 4)
 #include <cinttypes>
@@ -114,6 +115,7 @@ int main(int argc, char** argv) {
   std::vector<std::uint8_t> roi_host(roi_bytes);
   Checksum sum;
   std::size_t moved = 0;
+  const std::size_t edgemem_allocations_before = DefaultAllocator::stats().total_allocations;
 #if FRAME_PIPELINE_COUNT_MALLOC
   edgemem_test::start_counting();
 #endif
@@ -159,6 +161,8 @@ int main(int argc, char** argv) {
 #else
   const char* heap_calls = "n/a";  // not counted: OpenCL driver or sanitizer build
 #endif
+  // What edgemem itself allocated in the loop (its allocator policy; every backend): 0.
+  const std::size_t edgemem_allocations = DefaultAllocator::stats().total_allocations - edgemem_allocations_before;
 
   std::printf("frames=%zu width=%zu height=%zu strips=%zu bytes_moved=%zu checksum=0x%016" PRIx64 "\n", opt.frames,
               opt.width, opt.height, kStrips, moved, sum.value);
@@ -166,8 +170,8 @@ int main(int argc, char** argv) {
               EDGEMEM_ALLOCATOR_NAME, ctx->info().name, ctx->base_align(), ctx->info().unified_memory ? "yes" : "no");
   const RingStats rs = ring.stats();
   std::printf("pool capacity=%zu block_bytes=%zu in_use=%zu high_water=%zu failed_acquires=%zu published=%zu "
-              "taken=%zu dropped=%zu steady_state_heap_allocations=%s\n",
+              "taken=%zu dropped=%zu steady_state_heap_allocations=%s steady_state_edgemem_allocations=%zu\n",
               rs.pool.capacity, rs.pool.block_bytes, rs.pool.in_use, rs.pool.high_water, rs.pool.failed_acquires,
-              rs.published, rs.taken, rs.dropped, heap_calls);
+              rs.published, rs.taken, rs.dropped, heap_calls, edgemem_allocations);
   return 0;
 }

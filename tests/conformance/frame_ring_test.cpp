@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include <edgemem/fault.hpp>
+
 #include "test_helpers.hpp"
 
 using namespace edgemem;
@@ -233,3 +235,57 @@ TEST_CASE("FrameRing: two threads, every frame arrives intact and in order") {
                       << ", refused " << s.refused);
   }
 }
+
+TEST_CASE("FrameRing: publishing an empty frame; destroying the ring while the consumer holds a frame") {
+  emt::Fixture f;
+  const AllocatorStats base = DefaultAllocator::stats();
+  PooledBuffer held;
+  {
+    FrameRing<3> ring;
+    REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 64));
+    CHECK_ERRC(ring.publish(PooledBuffer{}), Errc::released);  // initialised ring, empty frame
+    CHECK(ring.stats().published == 0);
+    for (std::uint32_t i = 1; i <= 2; ++i) {
+      auto fr = ring.acquire();
+      REQUIRE_OK(fr);
+      CHECK(stamp(f.q, *fr, i));
+      CHECK_OK(ring.publish(std::move(*fr)));
+    }
+    auto got = ring.take();
+    REQUIRE_OK(got);
+    held = std::move(*got);
+    CHECK_ERRC(ring.release(), Errc::busy);  // the consumer holds a frame
+  }  // destroyed with one unconsumed frame (dropped) and one frame out (detached, still usable)
+  CHECK(held.valid());
+  CHECK(first_word(f.q, held) == 1u);
+  CHECK(stamp(f.q, held, 9));
+  CHECK(first_word(f.q, held) == 9u);
+  held = PooledBuffer{};
+  CHECK(DefaultAllocator::stats().allocations == base.allocations);  // nothing leaked
+}
+
+#if EDGEMEM_FAULT_INJECTION
+TEST_CASE("FrameRing under fault injection: acquire, publish, take and return pass no fault point") {
+  emt::Fixture f;
+  for (Overflow policy : {Overflow::refuse, Overflow::drop_oldest}) {
+    FrameRing<2> ring;
+    REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 64, policy));
+    fault::arm(0);
+    int failures = 0;
+    for (int i = 0; i < 100; ++i) {
+      auto a = ring.acquire();
+      auto b = ring.acquire();
+      failures += !a || !b || !ring.publish(std::move(*a)) || !ring.publish(std::move(*b));
+      auto dropped = ring.acquire();  // refuse: exhausted; drop_oldest: the oldest frame
+      failures += (policy == Overflow::drop_oldest) != static_cast<bool>(dropped);
+      auto t = ring.take();
+      auto t2 = ring.take_for(std::chrono::milliseconds(1));
+      failures += !t || (policy == Overflow::refuse && !t2);
+    }
+    const std::uint64_t points = fault::count();
+    fault::disarm();
+    CHECK(failures == 0);
+    CHECK(points == 0);  // no backend call, no allocation
+  }
+}
+#endif

@@ -5,8 +5,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <edgemem/fault.hpp>
 
 #include "test_helpers.hpp"
 
@@ -366,3 +369,71 @@ TEST_CASE("Heap stress: 4 threads create and destroy runs; no two live runs shar
   CHECK(heap.live_buffers() == 0);
   MESSAGE("4-thread heap stress: " << made.load() << " create/destroy cycles");
 }
+
+#if EDGEMEM_FAULT_INJECTION
+// With -Dfault_injection=true: Heap::init and create_buffer* fail cleanly at every fault point with
+// the injected Errc (fill -> out_of_device_memory: deferred allocation shows up at init), and a
+// create/destroy cycle passes no allocation point (its node storage came with init()).
+TEST_CASE("Heap under fault injection: init and create_buffer fail cleanly; no allocation per buffer") {
+  emt::Fixture f;
+  const std::size_t P = f.align();
+  const AllocatorStats base = DefaultAllocator::stats();
+  fault::arm(0);
+  {
+    Heap probe;
+    REQUIRE_OK_CALL(probe.init(f.ctx, f.q, P, 8));
+  }
+  std::uint64_t points = fault::count();
+  fault::disarm();
+  bool saw_fill = false;
+  for (std::uint64_t k = 1; k <= points; ++k) {
+    CAPTURE(k);
+    Heap heap;
+    fault::arm(k);
+    auto r = heap.init(f.ctx, f.q, P, 8);
+    fault::disarm();
+    REQUIRE(fault::fired());
+    CAPTURE(fault::last().call);
+    CHECK_ERRC(r, fault::last().code);
+    CHECK(heap.page_count() == 0);
+    CHECK(DefaultAllocator::stats().allocations == base.allocations);
+    if (std::string(fault::last().call) == "fill") {
+      saw_fill = true;
+      CHECK(fault::last().code == Errc::out_of_device_memory);
+    }
+  }
+  CHECK(saw_fill);
+
+  Heap heap;
+  REQUIRE_OK_CALL(heap.init(f.ctx, f.q, P, 8));
+  auto keep = heap.create_buffer(P);
+  REQUIRE_OK(keep);
+  const emt::Bytes data = emt::random_bytes(2 * P);
+  fault::arm(0);
+  {
+    auto b = heap.create_buffer_from_host(f.q, data.data(), data.size());
+    auto l = heap.create_buffer_like(*keep);
+    CHECK((b && l));
+  }
+  points = fault::count();
+  const std::uint64_t allocations = fault::count(fault::Point::allocation);
+  fault::disarm();
+  CHECK(allocations == 0);
+  for (std::uint64_t k = 1; k <= points; ++k) {
+    CAPTURE(k);
+    const HeapState before = state(heap);
+    fault::arm(k);
+    auto b = heap.create_buffer_from_host(f.q, data.data(), data.size());
+    auto l = b ? heap.create_buffer_like(*keep) : Result<Buffer>(fail(Errc::busy, "not reached"));
+    fault::disarm();
+    REQUIRE(fault::fired());
+    CAPTURE(fault::last().call);
+    CHECK_MESSAGE((!b || !l), "a fired fault must fail the call it hit");
+    if (!b) CHECK_ERRC(b, fault::last().code);
+    else CHECK_ERRC(l, fault::last().code);
+    b = Buffer{};
+    CHECK(state(heap) == before);  // the pages of the failed call went back
+    CHECK(heap.live_buffers() == 1);
+  }
+}
+#endif

@@ -5,9 +5,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <edgemem/fault.hpp>
 
 #include "test_helpers.hpp"
 
@@ -450,3 +453,67 @@ TEST_CASE("FixedPool and FrameRing: every host-access flag; creation touches blo
              Errc::invalid_argument);
   CHECK(bad.capacity() == 0);
 }
+
+#if EDGEMEM_FAULT_INJECTION
+// With -Dfault_injection=true: the Errc of FixedPool::init's documented backend and allocation
+// failures, each reached by failing the call behind it, and the proof that acquire and release make no
+// backend call and no allocation (they pass no fault point at all).
+TEST_CASE("FixedPool under fault injection: init fails cleanly at every point; acquire/release pass none") {
+  emt::Fixture f;
+  const std::size_t A = f.align();
+  const AllocatorStats base = DefaultAllocator::stats();
+  fault::arm(0);
+  {
+    FixedPool<> probe;
+    REQUIRE_OK_CALL(probe.init(f.ctx, f.q, A, 4));
+  }
+  const std::uint64_t points = fault::count();
+  fault::disarm();
+  CHECK(points >= 4 + 1 + 2);  // nodes, storage/arrays, mem_create, fill, sub-buffers
+  bool saw_fill = false, saw_create = false, saw_sub = false, saw_alloc = false;
+  for (std::uint64_t k = 1; k <= points; ++k) {
+    CAPTURE(k);
+    FixedPool<> pool;
+    fault::arm(k);
+    auto r = pool.init(f.ctx, f.q, A, 4);
+    fault::disarm();
+    REQUIRE(fault::fired());
+    const fault::Injected inj = fault::last();
+    CAPTURE(inj.call);
+    CHECK_ERRC(r, inj.code);
+    CHECK(pool.capacity() == 0);
+    CHECK_ERRC(pool.acquire(), Errc::released);
+    CHECK(DefaultAllocator::stats().allocations == base.allocations);  // nothing kept
+    const std::string call = inj.call;
+    if (call == "fill") {  // a device that defers allocation fails here, not at acquire()
+      saw_fill = true;
+      CHECK(inj.code == Errc::out_of_device_memory);
+    }
+    if (call == "mem_create") {
+      saw_create = true;
+      CHECK(inj.code == Errc::out_of_device_memory);
+    }
+    if (call == "mem_sub") saw_sub = true;
+    if (call == "allocate") {
+      saw_alloc = true;
+      CHECK(inj.code == Errc::out_of_host_memory);
+    }
+  }
+  CHECK(saw_fill);
+  CHECK(saw_create);
+  CHECK(saw_sub);
+  CHECK(saw_alloc);
+
+  FixedPool<4> pool;
+  REQUIRE_OK_CALL(pool.init(f.ctx, f.q, A));
+  fault::arm(0);
+  for (int i = 0; i < 100; ++i) {
+    auto a = pool.acquire();
+    auto b = pool.acquire_for(std::chrono::milliseconds(1));
+    CHECK((a && b));
+  }
+  const std::uint64_t steady_points = fault::count();
+  fault::disarm();
+  CHECK(steady_points == 0);  // no backend call, no allocation
+}
+#endif
