@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build pkg-config cmake g++ clang python3
-          libexpected-dev doctest-dev opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd)
+          libexpected-dev doctest-dev opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd
+          libclang-rt-14-dev)
 
 log() { printf '\n== %s\n' "$*"; }
 
@@ -90,6 +91,23 @@ test_all() {
   TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 meson test -C build-test-tsan-host --no-rebuild --suite threads \
     --print-errorlogs | tee build-test-tsan-host.test.log
   TOTAL_OK=$((TOTAL_OK + $(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build-test-tsan-host.test.log)))
+  # Fault injection (tests/fault): each backend call and allocation of the scenarios fails in turn;
+  # ASan/LSan watch the native side. The rest of the suite runs too, through the (disarmed) wrapper.
+  ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    CXX=clang++ build_and_test build-test-fault-host -Dmemory_backend=host -Dfault_injection=true \
+    -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true \
+    -Dexamples=disabled -Dbench=disabled
+  if [ -d src/opencl ]; then
+    ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+      CXX=clang++ build_and_test build-test-fault-opencl -Dmemory_backend=opencl -Dfault_injection=true \
+      -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true \
+      -Dexamples=disabled -Dbench=disabled
+  fi
+  # Differential fuzzing, host vs OpenCL vs model (tests/fuzz): 60 s, then the corpus replayed.
+  ./scripts/fuzz_ci.sh
+  TOTAL_OK=$((TOTAL_OK + 1))
   log "all configurations passed"
   echo "$TOTAL_OK passed, $TOTAL_FAIL failed"
 }

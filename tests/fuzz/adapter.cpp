@@ -310,7 +310,7 @@ class EdgememTarget final : public fz::Target {
         pool_.emplace();
         return fz::kOk;
       case fz::op_heap_init:
-        return code_of(heap_->init(ctx, q, a.n0, a.n1, storage, flags));
+        return code_of(heap_->init(ctx, q, a.n0, a.n1, storage, flags, a.n2));
       case fz::op_heap_create: {
         auto r = heap_->create_buffer(a.n0);
         if (r) sa.set(std::move(*r));

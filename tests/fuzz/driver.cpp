@@ -117,6 +117,7 @@ Args decode(Reader& r) noexcept {
   static constexpr std::size_t kPatterns[12] = {1, 2, 4, 8, 16, 32, 64, 128, 0, 3, 256, 4};
   a.pattern_bytes = kPatterns[r2 % 12u];
   if (a.op == op_pool_init || a.op == op_heap_init) a.n1 = r1 % 17u;  // block / page count
+  if (a.op == op_heap_init) a.n2 = r2 % 9u;                             // max_buffers (0: page count)
   if (is_rect(a.op)) {
     std::uint8_t side_bytes[10];
     for (auto& v : side_bytes) v = r.u8();
@@ -180,6 +181,7 @@ struct MHeap {
   std::uint32_t flags = 0;
   int arena = -1;
   std::size_t page = 0, count = 0, free = 0;
+  std::size_t max_buffers = 0, live = 0;  // node storage: live buffers at most max_buffers
   std::vector<bool> used;
 };
 
@@ -238,6 +240,7 @@ struct Model {
       const std::size_t pages = (n.size + heap.page - 1) / heap.page;
       for (std::size_t p = n.owner_slot; p < n.owner_slot + pages; ++p) heap.used[p] = false;
       heap.free += pages;
+      heap.live--;
     }
   }
 
@@ -479,14 +482,15 @@ int predict(const Args& a) {
       return m.heap.init && m.heap.free != m.heap.count ? kBusy : kOk;
     case op_heap_create:
     case op_heap_from_host: {
+      constexpr std::uint32_t kNoHostWrite = 4u | 16u;  // host_read_only, host_no_access
       if (!m.heap.init) return kReleased;
-      if (a.op == op_heap_from_host && (a.null_ptr || a.queue != m.heap.ctx)) return kInvalidArgument;
+      if (a.op == op_heap_from_host && (a.null_ptr || a.queue != m.heap.ctx || (m.heap.flags & kNoHostWrite) != 0))
+        return kInvalidArgument;
       if (a.n0 == 0) return kInvalidArgument;
       if (a.n0 > m.heap.page * m.heap.count) return kOutOfRange;
       const std::size_t pages = (a.n0 + m.heap.page - 1) / m.heap.page;
-      if (pages > m.heap.free || m.find_run(pages) == kNone) return kExhausted;
-      constexpr std::uint32_t kNoHostWrite = 4u | 16u;  // host_read_only, host_no_access
-      return a.op == op_heap_from_host && (m.heap.flags & kNoHostWrite) != 0 ? kInvalidArgument : kOk;
+      if (pages > m.heap.free || m.find_run(pages) == kNone || m.heap.live == m.heap.max_buffers) return kExhausted;
+      return kOk;
     }
     default:
       return kNotApplicable;
@@ -707,6 +711,7 @@ void apply(const Args& a) {
       m.heap.count = a.n1;
       m.heap.free = a.n1;
       m.heap.used.assign(a.n1, false);
+      m.heap.max_buffers = a.n2 == 0 || a.n2 > a.n1 ? a.n1 : a.n2;
       m.heap.arena = m.new_root(a.n0 * a.n1, nullptr, a.ctx);
       MRoot& r = m.root_of(m.heap.arena);
       std::memset(r.defined.data(), 1, r.defined.size());
@@ -718,6 +723,7 @@ void apply(const Args& a) {
       const std::size_t first = m.find_run(pages);
       for (std::size_t p = first; p < first + pages; ++p) m.heap.used[p] = true;
       m.heap.free -= pages;
+      m.heap.live++;
       const int b = m.new_sub(m.heap.arena, first * m.heap.page, a.n0);
       MNode& bn = m.nodes[static_cast<std::size_t>(b)];
       bn.owner = owner_heap;

@@ -6,10 +6,13 @@
 
 #include "driver.hpp"
 
-// libFuzzer does not install its crash handler over one installed before it (the OpenCL runtime's),
-// so abort() in the driver's report would end the run without saving the input; ASan's handler
-// (installed first) reports it and lets libFuzzer write crash-<sha1>. Overridable with ASAN_OPTIONS.
-extern "C" const char* __asan_default_options() { return "handle_abort=1:handle_sigill=1"; }
+// PoCL loads libLLVM, whose crash handlers replace any SIGABRT/SIGILL handler, and libFuzzer never
+// installs its own over an existing one: abort() in the driver's report would end the run without
+// saving the input. So ASan handles those signals and keeps others from replacing its handlers;
+// its report then lets libFuzzer write crash-<sha1>. ASAN_OPTIONS still overrides these defaults.
+extern "C" const char* __asan_default_options() {
+  return "handle_abort=1:handle_sigill=1:allow_user_segv_handler=0";
+}
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   if (!fz::init_targets()) {

@@ -276,6 +276,18 @@ def _():
             op("pool_acquire", 7), op("move", 5, 6), op("pool_release"), op("drop", 5), op("pool_release")]
 
 
+@seed("heap-max-buffers")
+def _():
+    return [op("heap_init", n0=128, count=8, n2=2), op("heap_create", 0, n0=1), op("heap_create", 1, n0=200),
+            op("heap_create", 2, n0=1), op("drop", 0), op("heap_create", 2, n0=128), op("read", 2, n1=128),
+            op("heap_from_host", 3, n0=64, seed=5), op("drop", 1), op("heap_from_host", 3, n0=64, seed=5),
+            op("read", 3, n1=64), op("heap_release"), op("drop", 2), op("drop", 3), op("heap_release"),
+            op("heap_init", n0=128, count=2, n2=8), op("heap_create", 0, n0=1), op("heap_create", 1, n0=1),
+            op("heap_create", 2, n0=1), op("heap_init", n0=128, count=4, flags=H_NA), op("heap_destroy"),
+            op("heap_init", n0=128, count=4, flags=H_NA), op("heap_from_host", 4, n0="max-127", seed=1),
+            op("heap_create", 4, n0=512), op("heap_create", 5, n0=1)]
+
+
 @seed("pool-heap-mix")
 def _():
     return [op("heap_init", n0=1024, count=4, storage=SHARED), op("pool_init", n0=512, count=3),

@@ -47,7 +47,7 @@ enum Op : std::uint8_t {
   op_pool_acquire,     ///< slot a = pool.acquire()
   op_pool_release,     ///< pool.release()
   op_pool_destroy,     ///< destroys the pool object (blocks out are detached) and makes a new one
-  op_heap_init,        ///< heap.init(ctx, q, n0, n1, storage, flags)
+  op_heap_init,        ///< heap.init(ctx, q, n0, n1, storage, flags, n2 = max_buffers)
   op_heap_create,      ///< slot a = heap.create_buffer(n0)
   op_heap_from_host,   ///< slot a = heap.create_buffer_from_host(q, data | null, n0)
   op_heap_release,     ///< heap.release()
