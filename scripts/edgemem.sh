@@ -99,7 +99,8 @@ test_all() {
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true \
     -Dexamples=disabled -Dbench=disabled
   if [ -d src/opencl ]; then
-    ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0 \
+    ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0:fast_unwind_on_malloc=0 \
+    LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
       CXX=clang++ build_and_test build-test-fault-opencl -Dmemory_backend=opencl -Dfault_injection=true \
       -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true \
