@@ -41,6 +41,7 @@ Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc
   node->storage = desc.storage;
   node->flags = desc.flags;
   node->wrapped = wrapped;
+  node->host = static_cast<const std::byte*>(desc.use_host);
   node->native = *native;
   detail::live_add(detail::Live::buffer, 1);
   return node;

@@ -20,6 +20,8 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, dst));
   if (src == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
+  if (detail::host_overlap(src, bytes, n, ByteRange{offset, offset + bytes}))
+    return fail(Errc::overlap, "write source overlaps the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
@@ -32,6 +34,8 @@ Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, v
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, src));
   if (dst == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
+  if (detail::host_overlap(dst, bytes, n, ByteRange{offset, offset + bytes}))
+    return fail(Errc::overlap, "read destination overlaps the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
   return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
@@ -67,6 +71,8 @@ Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::siz
       detail::intersects(ByteRange{s->origin + src_offset, s->origin + src_offset + bytes},
                          ByteRange{d->origin + dst_offset, d->origin + dst_offset + bytes}))
     return fail(Errc::overlap, "copy source and destination overlap");
+  if (detail::wrapped_overlap(s, ByteRange{src_offset, src_offset + bytes}, d, ByteRange{dst_offset, dst_offset + bytes}))
+    return fail(Errc::overlap, "copy source and destination wrap overlapping caller memory");
   EDGEMEM_TRY(detail::check_not_mapped(s, ByteRange{src_offset, src_offset + bytes}, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, ByteRange{dst_offset, dst_offset + bytes}, true));
   return detail::submit(q, waits, out, [&](const Backend::Sync& sy) {

@@ -1,6 +1,8 @@
 // The rectangular transfers: write_rect, read_rect, copy_rect.
 #include <edgemem/queue.hpp>
 
+#include <cstdint>
+
 #include "detail/checks.hpp"
 #include "detail/nodes.hpp"
 #include "detail/submit.hpp"
@@ -60,6 +62,10 @@ Result<void> enqueue_copy_rect(QueueNode* q, const Buffer& src, Buffer& dst, con
   EDGEMEM_TRY_ASSIGN(r.dst, detail::resolve_rect_side(rect.dst, rect.region, d->bytes, dst_span));
   if (s->root == d->root && detail::rects_overlap(s->origin, r.src, d->origin, r.dst, r.region))
     return fail(Errc::overlap, "copy_rect source and destination regions overlap");
+  if (s->root != d->root && s->root->host != nullptr && d->root->host != nullptr &&
+      detail::rects_overlap(reinterpret_cast<std::uintptr_t>(s->root->host) + s->origin, r.src,
+                            reinterpret_cast<std::uintptr_t>(d->root->host) + d->origin, r.dst, r.region))
+    return fail(Errc::overlap, "copy_rect source and destination wrap overlapping caller memory");
   EDGEMEM_TRY(detail::check_not_mapped(s, src_span, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, dst_span, true));
   return detail::submit(q, waits, out, [&](const Backend::Sync& sy) {

@@ -32,6 +32,8 @@ class Buffer {
   /// Uses `bytes` bytes of caller memory at `data` zero-copy (CL_MEM_USE_HOST_PTR; OIDN shared buffer).
   /// The caller keeps that memory alive and untouched (except through maps) while the buffer lives.
   /// Zero-copy on OpenCL only for page-aligned `data` and `bytes` a multiple of 64 on some drivers.
+  /// Copies between two wrapped buffers over overlapping memory, and reads/writes whose host pointer
+  /// lies in the wrapped memory itself, return Errc::overlap (undefined in OpenCL).
   /// Errc: as create(), plus invalid_argument (data == nullptr).
   [[nodiscard]] static Result<Buffer> wrap(const Context& ctx, void* data, std::size_t bytes,
                                            MemFlags flags = MemFlags::read_write) noexcept;

@@ -48,14 +48,16 @@ class Queue {
   [[nodiscard]] Result<void> finish() noexcept;
 
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
-  /// (src null, bytes 0, other context, dst host_read_only/host_no_access), out_of_range, busy.
+  /// (src null, bytes 0, other context, dst host_read_only/host_no_access), out_of_range, overlap (`src`
+  /// lies in the caller memory a Buffer::wrap `dst` uses, at the bytes written), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
   /// Async write(); `src` must stay valid until the event completes. Errc: as write(), exhausted.
   [[nodiscard]] Result<Event> write_async(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
                                           WaitList waits = {}) noexcept;
 
   /// Reads `bytes` bytes of `src` at `offset` into `dst`. Errc: released, invalid_argument
-  /// (dst null, bytes 0, other context, src host_write_only/host_no_access), out_of_range, busy.
+  /// (dst null, bytes 0, other context, src host_write_only/host_no_access), out_of_range, overlap (`dst`
+  /// lies in the caller memory a Buffer::wrap `src` uses, at the bytes read), busy.
   [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
   /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), exhausted.
   [[nodiscard]] Result<Event> read_async(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
@@ -73,7 +75,7 @@ class Queue {
 
   /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Errc: released,
   /// invalid_argument (bytes 0, other context), out_of_range, overlap (ranges overlap within one root
-  /// buffer), busy.
+  /// buffer, or two Buffer::wrap buffers over overlapping caller memory), busy.
   [[nodiscard]] Result<void> copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
                                   std::size_t bytes) noexcept;
   /// Async copy(). Errc: as copy(), exhausted.
@@ -94,7 +96,7 @@ class Queue {
   [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
                                               WaitList waits = {}) noexcept;
   /// Copies a rectangular region between buffers. Errc: as write_rect() for each side, plus overlap
-  /// (the two regions share a byte of one root buffer).
+  /// (the two regions share a byte of one root buffer, or of the caller memory two wrapped buffers use).
   [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
   /// Async copy_rect(). Errc: as copy_rect(), exhausted.
   [[nodiscard]] Result<Event> copy_rect_async(const Buffer& src, Buffer& dst, const CopyRect& rect,

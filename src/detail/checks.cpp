@@ -1,6 +1,7 @@
 #include "detail/checks.hpp"
 
 #include <algorithm>
+#include <cstdint>
 
 namespace edgemem::detail {
 
@@ -68,6 +69,25 @@ bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, co
     }
   }
   return false;
+}
+
+namespace {
+/// Node-relative [r) of `n` as addresses of the caller memory its wrapped root uses.
+ByteRange host_range(const MemNode* n, ByteRange r) noexcept {
+  const auto base = reinterpret_cast<std::uintptr_t>(n->root->host) + n->origin;
+  return ByteRange{base + r.begin, base + r.end};
+}
+}  // namespace
+
+bool wrapped_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange rb) noexcept {
+  if (a->root == b->root || a->root->host == nullptr || b->root->host == nullptr) return false;
+  return intersects(host_range(a, ra), host_range(b, rb));
+}
+
+bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept {
+  if (n->root->host == nullptr) return false;
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  return intersects(ByteRange{begin, begin + bytes}, host_range(n, r));
 }
 
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept {

@@ -47,6 +47,13 @@ inline constexpr std::size_t max_wait_events = 32;
 /// invalid_argument (an event of a context other than `ctx`).
 Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent (&out)[max_wait_events]) noexcept;
 
+/// True when node-relative [ra) of `a` and [rb) of `b` share a byte of caller memory through two
+/// Buffer::wrap roots (distinct roots over overlapping host memory).
+bool wrapped_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange rb) noexcept;
+
+/// True when [p, p + bytes) of host memory shares a byte with node-relative [r) of wrapped `n`.
+bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept;
+
 /// True when [a) and [b) share a byte.
 constexpr bool intersects(ByteRange a, ByteRange b) noexcept { return a.begin < b.end && b.begin < a.end; }
 

@@ -267,3 +267,37 @@ BAD_INPUT("Event::wait and is_complete: released or moved-from event") {
   s.expect(Errc::released, [&] { return never.wait(); });
   CHECK_OK(moved_to.wait());
 }
+
+// ---- wrapped caller memory aliasing (Buffer::wrap) --------------------------------------------------
+
+BAD_INPUT("Queue::copy: two wrapped buffers over overlapping caller memory") {
+  emt::Fixture f;
+  Scene s(f);
+  std::vector<unsigned char> host = emt::random_bytes(2 * kBytes);
+  auto a = Buffer::wrap(f.ctx, host.data(), kBytes);
+  auto b = Buffer::wrap(f.ctx, host.data() + kBytes / 2, kBytes);  // b's first half is a's second half
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
+  s.watch(*a);
+  s.watch(*b);
+  s.expect(Errc::overlap, [&] { return f.q.copy(*a, *b, kBytes / 2, 0, 16); });
+  s.expect(Errc::overlap, [&] { return f.q.copy(*b, *a, 0, 0, kBytes); });
+  CopyRect r;
+  r.region = Extent3{16, 4, 1};
+  r.src.row_pitch = r.dst.row_pitch = 64;
+  r.src.origin.y = 8;  // a's rows 8..11 are b's rows 0..3
+  s.expect(Errc::overlap, [&] { return f.q.copy_rect(*a, *b, r); });
+  CHECK_OK(f.q.copy(*a, *b, 0, kBytes / 2, 16));  // disjoint bytes of the same memory: fine
+}
+
+BAD_INPUT("Queue::write and read: host pointer inside the buffer's own wrapped memory") {
+  emt::Fixture f;
+  Scene s(f);
+  std::vector<unsigned char> host = emt::random_bytes(kBytes);
+  auto w = Buffer::wrap(f.ctx, host.data(), kBytes);
+  REQUIRE_OK(w);
+  s.watch(*w);
+  s.expect(Errc::overlap, [&] { return f.q.write(*w, 0, host.data() + 64, 128); });
+  s.expect(Errc::overlap, [&] { return f.q.read(*w, 128, host.data() + 64, 128); });
+  CHECK_OK(f.q.write(*w, 0, host.data() + 512, 128));  // disjoint: a plain copy within the memory
+}
