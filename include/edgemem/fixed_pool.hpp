@@ -2,9 +2,15 @@
 /// handed out and taken back in O(1) with no backend call and no heap allocation (Zephyr slab / ETL
 /// pool style, VMA's "pool the handles"). All sizes are in bytes.
 ///
-/// - FixedPool<N>: capacity known at compile time, bookkeeping inline in the object.
-///   FixedPool<> (N = dynamic_capacity): capacity given to init(), bookkeeping from the allocator policy.
-///   Both run on the same detail::PoolCore.
+/// - FixedPool<N>: capacity known at compile time, the block table and free list inline in the object.
+///   FixedPool<> (N = dynamic_capacity): capacity given to init(), those two arrays from the allocator
+///   policy. Both run on the same detail::PoolCore; in both, init() takes the count + 1 buffer nodes
+///   (the parent and one sub-buffer per block) from the allocator policy, and after init() nothing is
+///   allocated until release().
+/// - Costs: acquire(), return and stats() are O(1): a short spinlock (ThreadSafe) or no lock
+///   (SingleThread) around an index free list and one atomic reference-count change; no backend call,
+///   no allocation. acquire_for() adds at most one mutex + condition-variable wait of `timeout`;
+///   a return wakes one waiter only when there is one. init() and release() are O(count).
 /// - Thread policy (second parameter): ThreadSafe (default) or SingleThread.
 /// - Not copyable or movable (blocks point at their pool): declare it, then init() it.
 /// - Destruction policy: release() is refused with Errc::busy while any block is out. The destructor

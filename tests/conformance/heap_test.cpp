@@ -1,12 +1,14 @@
 // Heap: paged arena creation and its errors, first-fit page runs, page accounting, contents,
 // buffers giving their pages back (deferred while mapped or sub-buffered), is_page_mappable,
-// exhaustion by fragmentation, and the destruction policy.
+// exhaustion by fragmentation, max_buffers, every host-access flag, the destruction policy (buffers
+// outliving the heap), a 4-thread stress test, static-arena exhaustion and fault injection.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <edgemem/fault.hpp>
@@ -435,5 +437,24 @@ TEST_CASE("Heap under fault injection: init and create_buffer fail cleanly; no a
     CHECK(state(heap) == before);  // the pages of the failed call went back
     CHECK(heap.live_buffers() == 1);
   }
+}
+#endif
+
+#if EDGEMEM_ALLOCATOR_STATIC
+TEST_CASE("Heap: an exhausted static arena makes init() out_of_host_memory") {
+  emt::Fixture f;
+  const AllocatorStats before = DefaultAllocator::stats();
+  std::vector<std::pair<void*, std::size_t>> taken;  // the arena in halving chunks (vector: C++ heap)
+  for (std::size_t chunk = EDGEMEM_STATIC_ARENA_BYTES; chunk >= 16; chunk /= 2)
+    while (void* p = DefaultAllocator::allocate(chunk, 16)) taken.emplace_back(p, chunk);
+  Heap heap;
+  CHECK_ERRC(heap.init(f.ctx, f.q, f.align(), 64), Errc::out_of_host_memory);
+  CHECK(heap.page_count() == 0);
+  CHECK(heap.max_buffers() == 0);
+  for (const auto& t : taken) DefaultAllocator::deallocate(t.first, t.second, 16);
+  const AllocatorStats after = DefaultAllocator::stats();
+  CHECK(after.in_use_bytes == before.in_use_bytes);
+  CHECK(after.allocations == before.allocations);
+  REQUIRE_OK_CALL(heap.init(f.ctx, f.q, f.align(), 64));  // works again once the arena has room
 }
 #endif
