@@ -394,3 +394,61 @@ BAD_INPUT("Heap::release: buffers still live") {
   s.expect(Errc::busy, [&] { return heap.release(); });
   CHECK(heap.page_count() == 8);
 }
+
+// ---- more use-after-release and flag cases ---------------------------------------------------------
+
+BAD_INPUT("FixedPool::acquire and FrameRing::take: after release()") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(64);
+  FixedPool<2> pool;
+  FrameRing<2> ring;
+  REQUIRE_OK_DO(pool.init(f.ctx, f.q, 256));
+  REQUIRE_OK_DO(ring.init(f.ctx, f.q, 256));
+  CHECK_OK(pool.release());
+  CHECK_OK(ring.release());
+  s.watch(pool);
+  s.watch(ring);
+  s.expect(Errc::released, [&] { return pool.acquire(); });
+  s.expect(Errc::released, [&] { return ring.take(); });
+  s.expect(Errc::released, [&] { return ring.acquire(); });
+}
+
+BAD_INPUT("PooledBuffer::sub: past the block or misaligned") {
+  emt::Fixture f;
+  Scene s(f);
+  FixedPool<2> pool;
+  REQUIRE_OK_DO(pool.init(f.ctx, f.q, 2 * f.align()));
+  auto blk = pool.acquire();
+  REQUIRE_OK(blk);
+  std::vector<PooledBuffer> held;
+  held.push_back(std::move(*blk));
+  fill_and_watch(f, s, held);
+  s.watch(pool);
+  s.expect(Errc::out_of_range, [&] { return held[0].sub(f.align(), f.align() + 1); });
+  if (f.align() > 1) s.expect(Errc::misaligned, [&] { return held[0].sub(1, 8); });
+}
+
+BAD_INPUT("Heap::init: already initialised") {
+  emt::Fixture f;
+  Scene s(f);
+  Heap heap;
+  REQUIRE_OK_DO(heap.init(f.ctx, f.q, f.align(), 8));
+  const emt::Bytes data = emt::random_bytes(2 * f.align());
+  auto b = heap.create_buffer_from_host(f.q, data.data(), data.size());
+  REQUIRE_OK(b);
+  s.watch(*b);
+  s.watch(heap);
+  s.expect(Errc::invalid_argument, [&] { return heap.init(f.ctx, f.q, 2 * f.align(), 4); });
+}
+
+BAD_INPUT("Heap::create_buffer_from_host: heap made host_read_only") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(64);
+  Heap heap;
+  REQUIRE_OK_DO(heap.init(f.ctx, f.q, f.align(), 8, Storage::device, MemFlags::host_read_only));
+  s.watch(heap);
+  const emt::Bytes data = emt::random_bytes(f.align());
+  s.expect(Errc::invalid_argument, [&] { return heap.create_buffer_from_host(f.q, data.data(), data.size()); });
+}
