@@ -88,6 +88,9 @@ class EdgememTarget final : public fz::Target {
   }
 
   long end() noexcept override {
+    (void)q_[0].finish();  // kept async commands may still use wrapped memory freed below
+    (void)q_[1].finish();
+    for (auto& e : events_) e = Event{};
     for (auto& m : maps_) m = Mapping<unsigned char>{};
     for (auto& s : slots_) s.clear();
     pool_.reset();
@@ -131,6 +134,7 @@ class EdgememTarget final : public fz::Target {
     s.heap[1] = heap_->page_count();
     s.heap[2] = heap_->free_pages();
     s.heap[3] = heap_->largest_free_run();
+    for (unsigned i = 0; i < fz::kEventSlots; ++i) s.event_valid[i] = events_[i].valid();
   }
 
   fz::Outcome run(const fz::Args& a, unsigned char* out) noexcept override {
@@ -140,12 +144,27 @@ class EdgememTarget final : public fz::Target {
   }
 
  private:
-  /// Runs a blocking command, or its async form followed by wait() on the event.
+  /// Runs a blocking command, or its async form with the events of mask a.m as its wait list, then
+  /// keeps its event in slot a.b & 3 (a.keep and `can_keep`: no host memory written) or waits for it.
   template <class Blocking, class Async>
-  int command(bool async, Blocking&& blocking, Async&& async_form) noexcept {
-    if (!async) return code_of(blocking());
-    auto e = async_form();
+  int command(const fz::Args& a, bool can_keep, Blocking&& blocking, Async&& async_form) noexcept {
+    if (!a.async) return code_of(blocking());
+    Event list[fz::kEventSlots];
+    unsigned from[fz::kEventSlots];
+    std::size_t n = 0;
+    for (unsigned i = 0; i < fz::kEventSlots; ++i) {
+      if ((a.m >> i) & 1u) {
+        list[n] = std::move(events_[i]);  // moves keep the native event: the list is the same events
+        from[n++] = i;
+      }
+    }
+    auto e = async_form(WaitList(list, n));
+    for (std::size_t j = 0; j < n; ++j) events_[from[j]] = std::move(list[j]);
     if (!e) return code_of(e);
+    if (a.keep && can_keep) {
+      events_[a.b & 3u] = std::move(*e);
+      return fz::kOk;
+    }
     if (auto w = e->wait(); !w) return code_of(w);
     auto done = e->is_complete();
     if (!done) return code_of(done);
@@ -231,33 +250,33 @@ class EdgememTarget final : public fz::Target {
         return fz::kOk;
       case fz::op_write:
         return command(
-            a.async, [&] { return q.write(sa.ref(), a.n0, data, a.n1); },
-            [&] { return q.write_async(sa.ref(), a.n0, data, a.n1); });
+            a, true, [&] { return q.write(sa.ref(), a.n0, data, a.n1); },
+            [&](WaitList w) { return q.write_async(sa.ref(), a.n0, data, a.n1, w); });
       case fz::op_read:
         out_len = a.n1 <= fz::kHostBytes ? a.n1 : 0;
         return command(
-            a.async, [&] { return q.read(sa.ref(), a.n0, dst, a.n1); },
-            [&] { return q.read_async(sa.ref(), a.n0, dst, a.n1); });
+            a, false, [&] { return q.read(sa.ref(), a.n0, dst, a.n1); },
+            [&](WaitList w) { return q.read_async(sa.ref(), a.n0, dst, a.n1, w); });
       case fz::op_fill:
         return command(
-            a.async, [&] { return q.fill(sa.ref(), a.n0, a.n1, data, a.pattern_bytes); },
-            [&] { return q.fill_async(sa.ref(), a.n0, a.n1, data, a.pattern_bytes); });
+            a, true, [&] { return q.fill(sa.ref(), a.n0, a.n1, data, a.pattern_bytes); },
+            [&](WaitList w) { return q.fill_async(sa.ref(), a.n0, a.n1, data, a.pattern_bytes, w); });
       case fz::op_copy:
         return command(
-            a.async, [&] { return q.copy(sb.ref(), sa.ref(), a.n0, a.n1, a.n2); },
-            [&] { return q.copy_async(sb.ref(), sa.ref(), a.n0, a.n1, a.n2); });
+            a, true, [&] { return q.copy(sb.ref(), sa.ref(), a.n0, a.n1, a.n2); },
+            [&](WaitList w) { return q.copy_async(sb.ref(), sa.ref(), a.n0, a.n1, a.n2, w); });
       case fz::op_write_rect: {
         const Rect r = rect_of(a);
         return command(
-            a.async, [&] { return q.write_rect(sa.ref(), r, data, a.n0); },
-            [&] { return q.write_rect_async(sa.ref(), r, data, a.n0); });
+            a, true, [&] { return q.write_rect(sa.ref(), r, data, a.n0); },
+            [&](WaitList w) { return q.write_rect_async(sa.ref(), r, data, a.n0, w); });
       }
       case fz::op_read_rect: {
         const Rect r = rect_of(a);
         out_len = fz::kHostBytes;
         return command(
-            a.async, [&] { return q.read_rect(sa.ref(), r, dst, a.n0); },
-            [&] { return q.read_rect_async(sa.ref(), r, dst, a.n0); });
+            a, false, [&] { return q.read_rect(sa.ref(), r, dst, a.n0); },
+            [&](WaitList w) { return q.read_rect_async(sa.ref(), r, dst, a.n0, w); });
       }
       case fz::op_copy_rect: {
         CopyRect r;
@@ -265,8 +284,8 @@ class EdgememTarget final : public fz::Target {
         r.dst = side_of(a.side[1]);
         r.region = Extent3{a.region[0], a.region[1], a.region[2]};
         return command(
-            a.async, [&] { return q.copy_rect(sb.ref(), sa.ref(), r); },
-            [&] { return q.copy_rect_async(sb.ref(), sa.ref(), r); });
+            a, true, [&] { return q.copy_rect(sb.ref(), sa.ref(), r); },
+            [&](WaitList w) { return q.copy_rect_async(sb.ref(), sa.ref(), r, w); });
       }
       case fz::op_map: {
         const auto access = static_cast<Access>(a.access);
@@ -330,10 +349,22 @@ class EdgememTarget final : public fz::Target {
       case fz::op_migrate: {
         const auto to = static_cast<Migration>(a.migration);
         return command(
-            a.async, [&] { return q.migrate(sa.ref(), to); }, [&] { return q.migrate_async(sa.ref(), to); });
+            a, true, [&] { return q.migrate(sa.ref(), to); },
+            [&](WaitList w) { return q.migrate_async(sa.ref(), to, w); });
       }
       case fz::op_finish:
         return code_of(q.finish());
+      case fz::op_event: {
+        Event& e = events_[a.m & 3u];
+        switch (a.access) {
+          case 0: return code_of(e.wait());
+          case 1: return code_of(e.is_complete());  // true or false: only the code is compared
+          case 2: return code_of(e.release());
+          default:
+            if ((a.m & 3u) != (a.b & 3u)) events_[a.b & 3u] = std::move(e);
+            return fz::kOk;
+        }
+      }
       case fz::kOpCount:
         break;
     }
@@ -344,6 +375,7 @@ class EdgememTarget final : public fz::Target {
   Queue q_[2];
   Slot slots_[fz::kBufferSlots];
   Mapping<unsigned char> maps_[fz::kMappingSlots];
+  Event events_[fz::kEventSlots];
   std::optional<FixedPool<>> pool_;
   std::optional<Heap> heap_;
   std::vector<std::vector<unsigned char>> wrapped_;

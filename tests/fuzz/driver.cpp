@@ -7,7 +7,8 @@
 //   op  s1  s2  s3  s4  seed  n0:u16  n1:u16  n2:u16  [rect: 13 bytes, rect ops only]
 // op % kOpCount picks the operation; s1 = slot a (bits 0-2), slot b (3-5), mapping m (6-7);
 // s2 = async (bit 0), null host pointer (bits 1-3 all set), wide map (bit 4), context 1 (bits 5+6),
-// queue 1 (bits 5+7); s3 = MemFlags (bit 7 set: bits 0-5 as raw flags, else read_write);
+// queue 1 (bits 5+7); s3 = MemFlags (bit 7 set: bits 0-5 as raw flags, else read_write), keep the
+// async event (bit 6; wait list of an async op: the event slots of mask m);
 // s4 = storage (% 3 of bits 0-1), access (bits 2-3), migration (bits 4-5);
 // seed picks the input bytes (a window of a fixed pseudo-random block); n0..n2 decode to sizes
 // and offsets (see number()). Rect: per side x, y, z, row pitch, slice pitch bytes; region x, y, z.
@@ -106,6 +107,7 @@ Args decode(Reader& r) noexcept {
   a.ctx = (s2 & 0x60u) == 0x60u ? 1 : 0;
   a.queue = (s2 & 0xA0u) == 0xA0u ? 1 : 0;
   a.flags = (s3 & 0x80u) ? (s3 & 0x3Fu) : 0u;
+  a.keep = s3 & 0x40u;
   a.storage = (s4 & 3u) % 3u;
   a.access = (s4 >> 2) & 3u;
   a.migration = (s4 >> 4) & 3u;
@@ -136,7 +138,7 @@ const char* op_name(Op op) noexcept {
       "create", "from_host", "wrap", "like", "sub", "release", "drop", "move", "write", "read",
       "fill", "copy", "write_rect", "read_rect", "copy_rect", "map", "map_write", "unmap", "map_drop",
       "pool_init", "pool_acquire", "pool_release", "pool_destroy", "heap_init", "heap_create",
-      "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish"};
+      "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event"};
   return op < kOpCount ? kNames[op] : "?";
 }
 
@@ -192,8 +194,10 @@ struct Model {
   MMap maps[kMappingSlots];
   MPool pool;
   MHeap heap;
+  bool events[kEventSlots] = {};
 
   void reset() {
+    for (auto& e : events) e = false;
     roots.clear();
     nodes.clear();
     for (auto& s : slots) s = MSlot{};
@@ -326,7 +330,8 @@ void print_args(const Args& a) {
                  a.side[1].slice_pitch);
   if (a.ctx != 0) std::fprintf(stderr, " ctx=1");
   if (a.queue != 0) std::fprintf(stderr, " queue=1");
-  if (a.async) std::fprintf(stderr, " async");
+  if (a.op == op_event) std::fprintf(stderr, " %s", a.access == 0 ? "wait" : a.access == 1 ? "is_complete" : a.access == 2 ? "release" : "move");
+  if (a.async) std::fprintf(stderr, " async waits=0x%x%s", a.m, a.keep ? " keep" : "");
   if (a.null_ptr) std::fprintf(stderr, " null");
 }
 
@@ -412,6 +417,9 @@ void compare_snapshots() {
         report("%s pool stats[%u] (capacity, block_bytes, in_use, high_water, failed) is %" PRIu64
                ", the model says %" PRIu64,
                name, k, snap.pool[k], pool[k]);
+    for (unsigned i = 0; i < kEventSlots; ++i)
+      if (snap.event_valid[i] != m.events[i])
+        report("%s event %u: valid=%" PRIu64 ", the model says %d", name, i, snap.event_valid[i], m.events[i]);
     const std::uint64_t heap[4] = {m.heap.page, m.heap.count, m.heap.free, m.largest_run()};
     for (unsigned k = 0; k < 4; ++k)
       if (snap.heap[k] != heap[k])
@@ -469,6 +477,9 @@ int predict(const Args& a) {
       return kOk;
     case op_unmap:
       return m.maps[a.m].node >= 0 ? kNotApplicable : kReleased;
+    case op_event:
+      if (a.access >= 2) return kOk;  // release, move
+      return m.events[a.m & 3u] ? kOk : kReleased;
     case op_map_write: {
       const MMap& mm = m.maps[a.m];
       return mm.node < 0 || mm.access == 0 || mm.size == 0 ? kNotApplicable : kOk;
@@ -743,11 +754,22 @@ void apply(const Args& a) {
     case op_heap_destroy:
       if (m.heap.init) m.heap_teardown();
       break;
+    case op_event:
+      if (a.access == 2) m.events[a.m & 3u] = false;
+      if (a.access == 3 && (a.m & 3u) != (a.b & 3u)) {
+        m.events[a.b & 3u] = m.events[a.m & 3u];
+        m.events[a.m & 3u] = false;
+      }
+      break;
     case op_migrate:
     case op_finish:
     case kOpCount:
       break;
   }
+  // An async command that may keep its event (no host memory written) and was asked to.
+  const bool keeps = a.op == op_write || a.op == op_fill || a.op == op_copy || a.op == op_write_rect ||
+                     a.op == op_copy_rect || a.op == op_migrate;
+  if (a.async && a.keep && keeps) m.events[a.b & 3u] = true;
 }
 
 /// Applies what a failed operation still does: a failed unmap leaves the guard unmapped; a refused

@@ -15,7 +15,7 @@ import sys
 OPS = ["create", "from_host", "wrap", "like", "sub", "release", "drop", "move", "write", "read",
        "fill", "copy", "write_rect", "read_rect", "copy_rect", "map", "map_write", "unmap", "map_drop",
        "pool_init", "pool_acquire", "pool_release", "pool_destroy", "heap_init", "heap_create",
-       "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish"]
+       "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event"]
 RECT_OPS = {"write_rect", "read_rect", "copy_rect"}
 SPECIAL = {0: 0, 1: 1, 64: 2, 127: 3, 128: 4, 129: 5, 255: 6, 256: 7, 1024: 8, 4096: 9, 8192: 10,
            "max": 11, "max-127": 12, "half": 13, "2^40": 14, "2^48": 15}
@@ -52,14 +52,16 @@ def side(x=0, y=0, z=0, rp=0, sp=None, sp_raw=None):
 
 def op(name, a=0, b=0, m=0, n0=0, n1=0, n2=0, *, async_=False, null=False, wide=False, ctx=0,
        queue=0, flags=0, storage=0, access=0, migration=0, seed=0, pattern=None, count=None,
-       rect=None):
+       rect=None, keep=False):
+    """One operation. Async ops wait for the events of mask m; keep=True stores the event in slot b & 3.
+    event ops: m & 3 is the event slot, access 0 wait, 1 is_complete, 2 release, 3 move to slot b & 3."""
     s1 = a | (b << 3) | ((m & 3) << 6)
     s2 = (1 if async_ else 0) | (0x0E if null else 0) | (0x10 if wide else 0)
     if ctx:
         s2 |= 0x60
     if queue:
         s2 |= 0xA0
-    s3 = 0x80 | flags if flags else 0
+    s3 = (0x80 | flags if flags else 0) | (0x40 if keep else 0)
     s4 = storage | (access << 2) | (migration << 4) | ((m >> 2) << 6)
     r0, r1, r2 = num(n0), num(n1), num(n2)
     if count is not None:
@@ -264,6 +266,28 @@ def _():
             op("read", 0, n1=1024), op("migrate", 0, migration=1, async_=True), op("migrate", 0, migration=2),
             op("migrate", 0, migration=0), op("read", 0, n1=1024), op("write", 0, n1="max", async_=True), op("finish"),
             op("finish", queue=1)]
+
+
+@seed("events")
+def _():
+    WAIT, DONE, RELEASE, MOVE = 0, 1, 2, 3
+    r = lambda s0, s1, reg: (s0, s1, reg)
+    return [op("create", 0, n0=2048), op("create", 1, n0=2048),
+            op("write", 0, 0, n1=2048, seed=120, async_=True, keep=True),
+            op("fill", 1, 1, n0=0, n1=1024, pattern=4, seed=121, async_=True, keep=True, m=0b0001),
+            op("copy", 1, 0, n0=0, n1=1024, n2=1024, async_=True, keep=True, m=0b0011),
+            op("read", 1, n1=2048, async_=True, m=0b0111), op("event", m=0, access=WAIT),
+            op("event", m=1, access=DONE), op("event", m=2, access=RELEASE), op("event", m=2, access=WAIT),
+            op("write", 0, n1=16, seed=1, async_=True, m=0b0100), op("event", 0, 3, m=0, access=MOVE),
+            op("event", m=0, access=WAIT), op("event", m=3, access=WAIT),
+            op("write_rect", 0, 1, n0=512, seed=122, async_=True, keep=True, m=0b1000,
+               rect=r(side(0, 0, 0, rp=64), side(0), (32, 4, 1))),
+            op("copy_rect", 1, 0, async_=True, keep=True, m=0b0010,
+               rect=r(side(0, 0, 0, rp=64), side(0, 0, 0, rp=64), (64, 4, 1))),
+            op("migrate", 1, 3, migration=1, async_=True, keep=True, m=0b0001), op("read", 1, n1=2048),
+            op("create", 5, n0=64, ctx=1), op("write", 5, 2, n1=64, seed=3, queue=1, async_=True, keep=True),
+            op("write", 0, n1=64, seed=4, async_=True, m=0b0100), op("event", m=2, access=WAIT),
+            op("drop", 0), op("event", m=1, access=WAIT), op("finish")]
 
 
 @seed("moves")

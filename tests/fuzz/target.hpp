@@ -11,6 +11,7 @@ namespace fz {
 /// Slots the operations address.
 inline constexpr unsigned kBufferSlots = 8;   ///< Buffer / PooledBuffer handles
 inline constexpr unsigned kMappingSlots = 16;  ///< Mapping guards (more than max_mappings_per_buffer)
+inline constexpr unsigned kEventSlots = 4;     ///< Events kept from async commands
 /// Bytes of the host buffers the driver hands to a target (data in, data out).
 inline constexpr std::size_t kHostBytes = 64 * 1024;
 
@@ -54,6 +55,7 @@ enum Op : std::uint8_t {
   op_heap_destroy,     ///< destroys the heap object (live buffers are detached) and makes a new one
   op_migrate,          ///< q.migrate(slot a, migration)
   op_finish,           ///< q.finish()
+  op_event,            ///< on event m & 3: wait(), is_complete(), release() or move to b & 3 (by access)
   kOpCount
 };
 
@@ -73,7 +75,8 @@ struct Args {
   unsigned storage = 0;           ///< Storage value 0..2
   unsigned access = 0;            ///< Access value 0..2, or 3 (invalid)
   unsigned migration = 0;         ///< Migration value 0..2, or 3 (invalid)
-  bool async = false;             ///< use the *_async form and wait for its event
+  bool async = false;             ///< use the *_async form (wait list: the events of mask m) and wait
+  bool keep = false;              ///< async write/fill/copy/rects/migrate: keep the event in slot b & 3
   bool null_ptr = false;          ///< pass a null host pointer
   bool wide = false;              ///< map as std::uint32_t instead of bytes
   std::size_t n0 = 0, n1 = 0, n2 = 0;  ///< sizes and offsets in bytes (meaning per Op)
@@ -96,6 +99,7 @@ struct Snapshot {
   std::uint64_t map_bytes[kMappingSlots] = {};  ///< size_bytes()
   std::uint64_t pool[5] = {};   ///< capacity, block_bytes, in_use, high_water, failed_acquires
   std::uint64_t heap[4] = {};   ///< page_size, page_count, free_pages, largest_free_run
+  std::uint64_t event_valid[kEventSlots] = {};  ///< Event::valid()
 };
 
 /// What one operation produced.
