@@ -93,11 +93,13 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem) noe
 
 Result<Buffer> Buffer::adopt(const Context& ctx, Backend::NativeMem native) noexcept {
   if (ctx.node() == nullptr) return fail(Errc::released, "context is released");
-  return adopt_node(ctx.node(), native).map([](MemNode* n) { return Buffer(n); });
+  EDGEMEM_TRY_ASSIGN(MemNode* n, adopt_node(ctx.node(), native));
+  return Buffer(n);
 }
 
 Result<Buffer> Buffer::create(const Context& ctx, std::size_t bytes, Storage storage, MemFlags flags) noexcept {
-  return make_root(ctx.node(), describe(bytes, storage, flags), false).map([](MemNode* n) { return Buffer(n); });
+  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(ctx.node(), describe(bytes, storage, flags), false));
+  return Buffer(n);
 }
 
 Result<Buffer> Buffer::from_host(const Context& ctx, const void* data, std::size_t bytes, Storage storage,
@@ -105,20 +107,23 @@ Result<Buffer> Buffer::from_host(const Context& ctx, const void* data, std::size
   if (ctx.valid() && data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   Backend::MemDesc desc = describe(bytes, storage, flags);
   desc.copy_from = data;
-  return make_root(ctx.node(), desc, false).map([](MemNode* n) { return Buffer(n); });
+  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(ctx.node(), desc, false));
+  return Buffer(n);
 }
 
 Result<Buffer> Buffer::wrap(const Context& ctx, void* data, std::size_t bytes, MemFlags flags) noexcept {
   if (ctx.valid() && data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   Backend::MemDesc desc = describe(bytes, Storage::host, flags);
   desc.use_host = data;
-  return make_root(ctx.node(), desc, true).map([](MemNode* n) { return Buffer(n); });
+  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(ctx.node(), desc, true));
+  return Buffer(n);
 }
 
 Result<Buffer> Buffer::like(const Buffer& other) noexcept {
   if (other.node_ == nullptr) return fail(Errc::released, "buffer is released");
   const MemNode& o = *other.node_;
-  return make_root(o.ctx, describe(o.bytes, o.storage, o.flags), false).map([](MemNode* n) { return Buffer(n); });
+  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(o.ctx, describe(o.bytes, o.storage, o.flags), false));
+  return Buffer(n);
 }
 
 Buffer::Buffer(Buffer&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }

@@ -38,13 +38,15 @@ Result<void> check_selector(const DeviceSelector& s) noexcept {
 
 Result<Context> Context::create(const DeviceSelector& selector) noexcept {
   EDGEMEM_TRY(check_selector(selector));
-  return open_node([&](DeviceInfo& info) { return Backend::context_create(selector, info); })
-      .map([](detail::ContextNode* n) { return Context(n); });
+  EDGEMEM_TRY_ASSIGN(detail::ContextNode* n,
+                     open_node([&](DeviceInfo& info) { return Backend::context_create(selector, info); }));
+  return Context(n);
 }
 
 Result<Context> Context::adopt(const Backend::NativeContext& native) noexcept {
-  return open_node([&](DeviceInfo& info) { return Backend::context_adopt(native, info); })
-      .map([](detail::ContextNode* n) { return Context(n); });
+  EDGEMEM_TRY_ASSIGN(detail::ContextNode* n,
+                     open_node([&](DeviceInfo& info) { return Backend::context_adopt(native, info); }));
+  return Context(n);
 }
 
 Context::Context(Context&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }

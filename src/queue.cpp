@@ -115,13 +115,15 @@ Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexc
 }  // namespace
 
 Result<Queue> Queue::create(const Context& ctx) noexcept {
-  return open_node(ctx, [](const Backend::NativeContext& c) { return Backend::queue_create(c); })
-      .map([](QueueNode* n) { return Queue(n); });
+  EDGEMEM_TRY_ASSIGN(QueueNode* n,
+                     open_node(ctx, [](const Backend::NativeContext& c) { return Backend::queue_create(c); }));
+  return Queue(n);
 }
 
 Result<Queue> Queue::adopt(const Context& ctx, Backend::NativeQueue native) noexcept {
-  return open_node(ctx, [&](const Backend::NativeContext& c) { return Backend::queue_adopt(c, native); })
-      .map([](QueueNode* n) { return Queue(n); });
+  EDGEMEM_TRY_ASSIGN(QueueNode* n,
+                     open_node(ctx, [&](const Backend::NativeContext& c) { return Backend::queue_adopt(c, native); }));
+  return Queue(n);
 }
 
 Queue::Queue(Queue&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }
