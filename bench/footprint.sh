@@ -30,8 +30,8 @@ flags=(-std=c++17 -Os -ffunction-sections -fdata-sections -fno-exceptions -fno-r
 status=0
 for t in "${targets[@]}"; do
   case "$t" in
-    aarch64) triple=aarch64-linux-gnu; qemu=qemu-aarch64 ;;
-    armhf) triple=arm-linux-gnueabihf; qemu=qemu-arm ;;
+    aarch64) triple=aarch64-linux-gnu; qemu='qemu-aarch64' ;;
+    armhf) triple=arm-linux-gnueabihf; qemu='qemu-arm' ;;
   esac
   build=build-emb-footprint-$t
   log=$build.log

@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# The embedded toolchain stage of CI (issue 5). Each step builds from a fresh build-emb-* directory
+# with -Dwerror=true and exits non-zero on the first failure:
+#   1. cross suites: host backend for aarch64 and armhf (cross/*.ini), every meson test under qemu-user
+#   2. OpenCL backend cross-compiled and linked for aarch64 against the arm64 ICD loader (multiarch);
+#      its readme_example runs under qemu and must report that no OpenCL platform is installed
+#   3. tests/consumer: edgemem as a Meson subproject (static, host), native and aarch64 under qemu;
+#      the subproject builds only libedgemem.a and registers no test; no meson.build sets global arguments
+#   4. meson install to a temporary prefix; a one-file consumer built with plain g++ and
+#      `pkg-config --cflags --libs --static edgemem`, then run
+#   5. nm: no libedgemem.a built here references __cxa_throw, __cxa_begin_catch, __gxx_personality_v0
+#      (or other exception runtime entry points) or typeinfo (_ZTI*, _ZTS*); a control object with
+#      exceptions and RTTI must trip the same check
+#   6. -Dexpected=std (std::expected, C++23, g++): the whole suite
+#   7. bench/footprint.sh: text/data/bss for aarch64 and armhf (fails over 32 KiB of edgemem text on aarch64)
+#   scripts/embedded_ci.sh                 run every step (scripts/edgemem.sh test calls it)
+#   scripts/embedded_ci.sh enable-arm64    add the arm64 architecture to dpkg/apt (used by edgemem.sh setup)
+# Needs (scripts/edgemem.sh setup installs them): g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
+# qemu-user ocl-icd-opencl-dev:arm64, plus the native toolchain, libexpected-dev, doctest-dev, opencl-c-headers.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+JOBS=${EMB_JOBS:-2}
+A64=cross/aarch64-linux-gnu.ini
+ARMHF=cross/arm-linux-gnueabihf.ini
+A64_OPENCL=cross/aarch64-linux-gnu-opencl.ini
+QEMU_A64=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib)
+# Tests and examples are compiled without -g: the cross suites build twice as fast and test the same code.
+FAST=(-Dwerror=true -Ddebug=false -Dbench=disabled)
+
+log() { printf '\n== embedded: %s\n' "$*"; }
+die() { printf 'embedded: FAILED: %s\n' "$*" >&2; exit 1; }
+
+# enable-arm64: multiarch arm64 for ocl-icd-opencl-dev:arm64. Debian's mirrors carry arm64; Ubuntu's
+# archive.ubuntu.com does not (apt skips it with a notice), so on Ubuntu arm64 comes from
+# ports.ubuntu.com, restricted to arm64.
+enable_arm64() {
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  dpkg --print-foreign-architectures | grep -qx arm64 && return 0
+  $sudo dpkg --add-architecture arm64
+  # shellcheck disable=SC1091
+  . /etc/os-release
+  if [ "${ID:-}" = ubuntu ]; then
+    local c=${VERSION_CODENAME:?}
+    printf 'deb [arch=arm64] http://ports.ubuntu.com/ubuntu-ports %s main universe\n' "$c" "$c-updates" "$c-security" |
+      $sudo tee /etc/apt/sources.list.d/edgemem-arm64-ports.list >/dev/null
+  fi
+}
+
+# configure DIR [meson args...]: a fresh build directory; prints the configure log on failure.
+configure() {
+  local dir=$1; shift
+  rm -rf "$dir"
+  meson setup "$dir" "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; die "configure $dir"; }
+}
+
+build() { ninja -C "$1" -j "$JOBS" "${@:2}" >"$1.build.log" 2>&1 || { tail -50 "$1.build.log"; die "build $1"; }; }
+
+run_tests() {
+  meson test -C "$1" --no-rebuild --print-errorlogs --num-processes "$JOBS" >"$1.test.log" 2>&1 ||
+    { cat "$1.test.log"; die "meson test -C $1"; }
+  grep -E '^ *[0-9]+/[0-9]+ ' "$1.test.log" | sed 's/^/  /'
+}
+
+# nm_clean NM LIB: true when LIB references no exception runtime and defines/uses no typeinfo.
+EH_RTTI='(__cxa_throw|__cxa_rethrow|__cxa_begin_catch|__cxa_end_catch|__cxa_allocate_exception|__gxx_personality_v0|_ZTI[A-Za-z0-9_]*|_ZTS[A-Za-z0-9_]*)$'
+nm_clean() {
+  local hits
+  hits=$("$1" -A "$2" 2>/dev/null | grep -E " $EH_RTTI" || true)
+  if [ -n "$hits" ]; then
+    printf '%s\n' "$hits" | head -20 >&2
+    return 1
+  fi
+}
+
+step_cross_suites() {
+  local t ini
+  for t in aarch64 armhf; do
+    ini=$A64
+    [ "$t" = armhf ] && ini=$ARMHF
+    log "1. cross suite $t ($ini, host backend, tests under qemu-user)"
+    configure "build-emb-cross-$t" --cross-file "$ini" -Dmemory_backend=host "${FAST[@]}"
+    build "build-emb-cross-$t"
+    run_tests "build-emb-cross-$t"
+  done
+}
+
+step_opencl_cross() {
+  log "2. OpenCL backend for aarch64 against the arm64 ICD loader"
+  [ -f /usr/lib/aarch64-linux-gnu/pkgconfig/OpenCL.pc ] ||
+    die "no arm64 OpenCL loader: apt-get install ocl-icd-opencl-dev:arm64 (after scripts/embedded_ci.sh enable-arm64)"
+  configure build-emb-cross-aarch64-opencl --cross-file "$A64" --cross-file "$A64_OPENCL" \
+    -Dmemory_backend=opencl -Dtests=disabled "${FAST[@]}"
+  build build-emb-cross-aarch64-opencl
+  local exe=build-emb-cross-aarch64-opencl/examples/readme_example
+  aarch64-linux-gnu-readelf -h "$exe" | grep -q 'Machine: *AArch64' || die "$exe is not an AArch64 executable"
+  aarch64-linux-gnu-readelf -d "$exe" | grep -q 'NEEDED.*libOpenCL.so.1' || die "$exe does not link libOpenCL.so.1"
+  local out
+  out=$("${QEMU_A64[@]}" "$exe" 2>&1 || true)
+  [[ "$out" == *"unsupported: no OpenCL platform"* ]] || die "$exe under qemu printed: $out"
+  echo "  libedgemem.a + examples linked against /usr/lib/aarch64-linux-gnu/libOpenCL.so; under qemu: $out"
+}
+
+# consumer DIR [meson args...]: tests/consumer with edgemem as its subproject.
+consumer() {
+  local dir=$1; shift
+  configure "$dir" tests/consumer "$@"
+  build "$dir"
+  run_tests "$dir"
+  grep -h 'consumer: ok' "$dir/meson-logs/testlog.txt" | sed 's/^/  /'
+  local targets tests
+  targets=$(meson introspect --targets "$dir" | python3 -c \
+    'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
+  tests=$(meson introspect --tests "$dir" | python3 -c \
+    'import json,sys; print(" ".join(sorted(t["name"] for t in json.load(sys.stdin))))')
+  [ "$targets" = "consumer edgemem" ] || die "$dir: targets '$targets' (edgemem as a subproject must build only its library)"
+  [ "$tests" = "consumer" ] || die "$dir: tests '$tests' (edgemem as a subproject must register none)"
+}
+
+step_consumer() {
+  log "3. tests/consumer: edgemem as a static Meson subproject, native and aarch64 (qemu)"
+  local global
+  global=$(git ls-files -- 'meson.build' '*/meson.build' | xargs grep -n 'add_global_\(link_\)\?arguments' || true)
+  [ -z "$global" ] || die "edgemem sets global arguments: $global"
+  consumer build-emb-consumer-native
+  consumer build-emb-consumer-aarch64 --cross-file "$A64"
+  echo "  subproject builds: targets 'consumer edgemem', tests 'consumer'; no add_global_*arguments"
+}
+
+step_pkgconfig() {
+  log "4. meson install + pkg-config consumer (plain g++)"
+  local prefix=$PWD/build-emb-install/prefix
+  configure build-emb-install -Dmemory_backend=host -Dtests=disabled -Dexamples=disabled "${FAST[@]}" \
+    --prefix="$prefix"
+  build build-emb-install
+  meson install -C build-emb-install --quiet >build-emb-install.install.log 2>&1 ||
+    { cat build-emb-install.install.log; die "meson install"; }
+  local pcdir lib
+  pcdir=$(dirname "$(find "$prefix" -name edgemem.pc)")
+  lib=$(find "$prefix" -name libedgemem.a)
+  [ -n "$lib" ] || die "libedgemem.a was not installed"
+  for h in edgemem.hpp config.hpp result.hpp fixed_pool.hpp backend/active.hpp; do
+    [ -f "$prefix/include/edgemem/$h" ] || die "header edgemem/$h was not installed"
+  done
+  local flags
+  flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs --static edgemem)
+  echo "  pkg-config --cflags --libs --static edgemem: $flags"
+  # shellcheck disable=SC2086
+  g++ -std=c++17 -Wall -Wextra -Wpedantic -Werror -fno-exceptions -fno-rtti -O2 tests/consumer/main.cpp $flags \
+    -o build-emb-install/pc_consumer || die "pkg-config consumer does not build"
+  local out
+  out=$(build-emb-install/pc_consumer) || die "pkg-config consumer failed: $out"
+  echo "  $out"
+}
+
+step_nm() {
+  log "5. nm: no exception runtime or typeinfo in libedgemem.a"
+  local ctl=build-emb-install/eh_control
+  mkdir -p "$ctl"
+  printf 'struct A { virtual ~A(); }; A::~A() {}\nint f(int x) { if (x) throw x; try { return x; } catch (...) { return 1; } }\n' \
+    >"$ctl/control.cpp"
+  g++ -c -fexceptions -frtti "$ctl/control.cpp" -o "$ctl/control.o" && ar rcs "$ctl/libcontrol.a" "$ctl/control.o"
+  ! nm_clean nm "$ctl/libcontrol.a" 2>/dev/null || die "the nm check does not see a control library's exceptions and RTTI"
+  local spec lib tool
+  for spec in build-emb-install:nm build-emb-std:nm build-emb-cross-aarch64:aarch64-linux-gnu-nm \
+              build-emb-cross-armhf:arm-linux-gnueabihf-nm build-emb-cross-aarch64-opencl:aarch64-linux-gnu-nm \
+              build-emb-footprint-aarch64:aarch64-linux-gnu-nm build-emb-footprint-armhf:arm-linux-gnueabihf-nm; do
+    lib=${spec%%:*}/libedgemem.a
+    tool=${spec##*:}
+    [ -f "$lib" ] || die "$lib missing (its step did not run)"
+    nm_clean "$tool" "$lib" || die "$lib references the exception runtime or typeinfo (above)"
+    echo "  clean: $lib ($("$tool" "$lib" 2>/dev/null | grep -c ' [TtWw] ') code symbols)"
+  done
+}
+
+step_std_expected() {
+  log "6. -Dexpected=std (std::expected, C++23, g++): whole suite"
+  # Meson 1.0 (Debian 12) has no cpp_std=c++23; newer Meson takes -Dcpp_std=c++23 instead of the two options.
+  configure build-emb-std -Dexpected=std -Dcpp_std=none -Dcpp_args=-std=c++23 "${FAST[@]}"
+  grep -q 'expected *: std::expected' build-emb-std.configure.log || die "build-emb-std does not use std::expected"
+  build build-emb-std
+  run_tests build-emb-std
+}
+
+step_footprint() {
+  log "7. footprint (bench/footprint.sh)"
+  rm -rf build-emb-footprint-aarch64 build-emb-footprint-armhf
+  local out
+  out=$(bench/footprint.sh) || { echo "$out"; die "bench/footprint.sh"; }
+  while IFS= read -r line; do echo "  $line"; done <<<"$out"
+}
+
+main() {
+  local t0=$SECONDS s
+  for s in cross_suites opencl_cross consumer pkgconfig std_expected footprint nm; do
+    local t=$SECONDS
+    "step_$s"
+    echo "  ($s: $((SECONDS - t)) s)"
+  done
+  log "all embedded checks passed in $((SECONDS - t0)) s"
+}
+
+case "${1:-}" in
+  "") main ;;
+  enable-arm64) enable_arm64 ;;
+  *) echo "usage: $0 [enable-arm64]" >&2; exit 2 ;;
+esac
