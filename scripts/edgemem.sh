@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build pkg-config cmake g++ clang python3
           libexpected-dev doctest-dev opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd
-          libclang-rt-14-dev)
+          libclang-rt-14-dev
+          g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user ocl-icd-opencl-dev:arm64)
 
 log() { printf '\n== %s\n' "$*"; }
 
@@ -22,6 +23,7 @@ setup() {
   log "installing: ${missing[*]}"
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  ./scripts/embedded_ci.sh enable-arm64  # multiarch arm64 (ocl-icd-opencl-dev:arm64), before apt-get update
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
@@ -108,6 +110,10 @@ test_all() {
   fi
   # Differential fuzzing, host vs OpenCL vs model (tests/fuzz): 60 s, then the corpus replayed.
   ./scripts/fuzz_ci.sh
+  TOTAL_OK=$((TOTAL_OK + 1))
+  # Embedded toolchain: aarch64/armhf cross suites under qemu, OpenCL cross link, subproject and
+  # pkg-config consumers, nm check, -Dexpected=std suite, footprint.
+  ./scripts/embedded_ci.sh
   TOTAL_OK=$((TOTAL_OK + 1))
   log "all configurations passed"
   echo "$TOTAL_OK passed, $TOTAL_FAIL failed"
