@@ -5,7 +5,7 @@
 ///
 /// Memory: init() takes everything the heap will ever need: the arena (one Buffer::create) and one
 /// bookkeeping block from the allocator policy holding the page bitmap and `max_buffers` buffer nodes
-/// (about 0.5 KiB each; sizeof of the internal node). After init() no call of the heap allocates.
+/// (440 bytes each on x86-64 with max_mappings_per_buffer 8). After init() no call of the heap allocates.
 /// Cost: create_buffer*() is O(page_count) worst case (first-fit scan of the bitmap, skipping fully used
 /// 64-page words) plus, on OpenCL, one clCreateSubBuffer; the buffer's destruction is O(pages of its
 /// run) plus, on OpenCL, one clReleaseMemObject. No heap allocation either way, with any allocator
