@@ -8,11 +8,11 @@
 #      the subproject builds only libedgemem.a and registers no test; no meson.build sets global arguments
 #   4. meson install to a temporary prefix; a one-file consumer built with plain g++ and
 #      `pkg-config --cflags --libs --static edgemem`, then run
-#   5. nm: no libedgemem.a built here references __cxa_throw, __cxa_begin_catch, __gxx_personality_v0
+#   5. -Dexpected=std (std::expected, C++23, g++; OpenCL backend on PoCL when found): the whole suite
+#   6. bench/footprint.sh: text/data/bss for aarch64 and armhf (fails over 32 KiB of edgemem text on aarch64)
+#   7. nm: no libedgemem.a built above references __cxa_throw, __cxa_begin_catch, __gxx_personality_v0
 #      (or other exception runtime entry points) or typeinfo (_ZTI*, _ZTS*); a control object with
 #      exceptions and RTTI must trip the same check
-#   6. -Dexpected=std (std::expected, C++23, g++): the whole suite
-#   7. bench/footprint.sh: text/data/bss for aarch64 and armhf (fails over 32 KiB of edgemem text on aarch64)
 #   scripts/embedded_ci.sh                 run every step (scripts/edgemem.sh test calls it)
 #   scripts/embedded_ci.sh enable-arm64    add the arm64 architecture to dpkg/apt (used by edgemem.sh setup)
 # Needs (scripts/edgemem.sh setup installs them): g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
@@ -155,7 +155,7 @@ step_pkgconfig() {
 }
 
 step_nm() {
-  log "5. nm: no exception runtime or typeinfo in libedgemem.a"
+  log "7. nm: no exception runtime or typeinfo in libedgemem.a"
   local ctl=build-emb-install/eh_control
   mkdir -p "$ctl"
   printf 'struct A { virtual ~A(); }; A::~A() {}\nint f(int x) { if (x) throw x; try { return x; } catch (...) { return 1; } }\n' \
@@ -175,7 +175,7 @@ step_nm() {
 }
 
 step_std_expected() {
-  log "6. -Dexpected=std (std::expected, C++23, g++): whole suite"
+  log "5. -Dexpected=std (std::expected, C++23, g++): whole suite"
   # Meson 1.0 (Debian 12) has no cpp_std=c++23; newer Meson takes -Dcpp_std=c++23 instead of the two options.
   configure build-emb-std -Dexpected=std -Dcpp_std=none -Dcpp_args=-std=c++23 "${FAST[@]}"
   grep -q 'expected *: std::expected' build-emb-std.configure.log || die "build-emb-std does not use std::expected"
@@ -184,7 +184,7 @@ step_std_expected() {
 }
 
 step_footprint() {
-  log "7. footprint (bench/footprint.sh)"
+  log "6. footprint (bench/footprint.sh)"
   rm -rf build-emb-footprint-aarch64 build-emb-footprint-armhf
   local out
   out=$(bench/footprint.sh) || { echo "$out"; die "bench/footprint.sh"; }
