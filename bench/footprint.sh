@@ -34,7 +34,8 @@ for t in "${targets[@]}"; do
     armhf) triple=arm-linux-gnueabihf; qemu='qemu-arm' ;;
   esac
   build=build-emb-footprint-$t
-  log=$build.log
+  log=build-emb-logs/footprint-$t.log  # build*/ is git-ignored
+  mkdir -p build-emb-logs
   if [ ! -f "$build/build.ninja" ]; then
     rm -rf "$build"
     meson setup "$build" --cross-file "cross/$triple.ini" -Dmemory_backend=host -Doptimization=s \

@@ -27,6 +27,7 @@ A64_OPENCL=cross/aarch64-linux-gnu-opencl.ini
 QEMU_A64=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib)
 # Tests and examples are compiled without -g: the cross suites build twice as fast and test the same code.
 FAST=(-Dwerror=true -Ddebug=false -Dbench=disabled)
+LOGS=build-emb-logs  # configure/build/test logs (build*/ is git-ignored)
 
 log() { printf '\n== embedded: %s\n' "$*"; }
 die() { printf 'embedded: FAILED: %s\n' "$*" >&2; exit 1; }
@@ -52,15 +53,15 @@ enable_arm64() {
 configure() {
   local dir=$1; shift
   rm -rf "$dir"
-  meson setup "$dir" "$@" >"$dir.configure.log" 2>&1 || { cat "$dir.configure.log"; die "configure $dir"; }
+  meson setup "$dir" "$@" >"$LOGS/$dir.configure.log" 2>&1 || { cat "$LOGS/$dir.configure.log"; die "configure $dir"; }
 }
 
-build() { ninja -C "$1" -j "$JOBS" "${@:2}" >"$1.build.log" 2>&1 || { tail -50 "$1.build.log"; die "build $1"; }; }
+build() { ninja -C "$1" -j "$JOBS" "${@:2}" >"$LOGS/$1.build.log" 2>&1 || { tail -50 "$LOGS/$1.build.log"; die "build $1"; }; }
 
 run_tests() {
-  meson test -C "$1" --no-rebuild --print-errorlogs --num-processes "$JOBS" >"$1.test.log" 2>&1 ||
-    { cat "$1.test.log"; die "meson test -C $1"; }
-  grep -E '^ *[0-9]+/[0-9]+ ' "$1.test.log" | sed 's/^/  /'
+  meson test -C "$1" --no-rebuild --print-errorlogs --num-processes "$JOBS" >"$LOGS/$1.test.log" 2>&1 ||
+    { cat "$LOGS/$1.test.log"; die "meson test -C $1"; }
+  grep -E '^ *[0-9]+/[0-9]+ ' "$LOGS/$1.test.log" | sed 's/^/  /'
 }
 
 # nm_clean NM LIB: true when LIB references no exception runtime and defines/uses no typeinfo.
@@ -134,8 +135,8 @@ step_pkgconfig() {
   configure build-emb-install -Dmemory_backend=host -Dtests=disabled -Dexamples=disabled "${FAST[@]}" \
     --prefix="$prefix"
   build build-emb-install
-  meson install -C build-emb-install --quiet >build-emb-install.install.log 2>&1 ||
-    { cat build-emb-install.install.log; die "meson install"; }
+  meson install -C build-emb-install --quiet >"$LOGS/build-emb-install.install.log" 2>&1 ||
+    { cat "$LOGS/build-emb-install.install.log"; die "meson install"; }
   local pcdir lib
   pcdir=$(dirname "$(find "$prefix" -name edgemem.pc)")
   lib=$(find "$prefix" -name libedgemem.a)
@@ -178,7 +179,7 @@ step_std_expected() {
   log "5. -Dexpected=std (std::expected, C++23, g++): whole suite"
   # Meson 1.0 (Debian 12) has no cpp_std=c++23; newer Meson takes -Dcpp_std=c++23 instead of the two options.
   configure build-emb-std -Dexpected=std -Dcpp_std=none -Dcpp_args=-std=c++23 "${FAST[@]}"
-  grep -q 'expected *: std::expected' build-emb-std.configure.log || die "build-emb-std does not use std::expected"
+  grep -q 'expected *: std::expected' "$LOGS/build-emb-std.configure.log" || die "build-emb-std does not use std::expected"
   build build-emb-std
   run_tests build-emb-std
 }
@@ -193,6 +194,7 @@ step_footprint() {
 
 main() {
   local t0=$SECONDS s
+  mkdir -p "$LOGS"
   for s in cross_suites opencl_cross consumer pkgconfig std_expected footprint nm; do
     local t=$SECONDS
     "step_$s"
