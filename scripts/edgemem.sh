@@ -66,23 +66,24 @@ test_all() {
   if [ -d src/opencl ]; then
     build_and_test build-test-opencl -Dmemory_backend=opencl -Dlive_counters=true
   fi
-  CXX=clang++ build_and_test build-test-clang-host -Dmemory_backend=host -Dlive_counters=true
+  # clang++ and the user allocator policy (test programs install aligned_alloc callbacks).
+  CXX=clang++ build_and_test build-test-clang-host-user -Dmemory_backend=host -Dallocator=user -Dlive_counters=true
   ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     CXX=clang++ build_and_test build-test-asan-host -Dmemory_backend=host -Db_sanitize=address,undefined \
     -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true
   if [ -d src/opencl ]; then
-    # ASan+UBSan on PoCL, with a fresh kernel cache so PoCL's kernel compiler (LLVM, in-process) runs.
+    # ASan+UBSan on PoCL with the user allocator policy, with a fresh kernel cache so PoCL's kernel compiler (LLVM, in-process) runs.
     # intercept_tls_get_addr=0: clang 14's __tls_get_addr interceptor misreads LLVM's dynamic TLS blocks
     # as pre-2.25 glibc ones and LeakSanitizer's tracer then segfaults at exit. fast_unwind_on_malloc=0:
     # PoCL/LLVM have no frame pointers; full stacks let tests/sanitizers/lsan.supp match their own leaks.
-    rm -rf build-test-asan-opencl.pocl-cache && mkdir build-test-asan-opencl.pocl-cache
-    POCL_CACHE_DIR="$PWD/build-test-asan-opencl.pocl-cache" \
+    rm -rf build-test-asan-opencl-user.pocl-cache && mkdir build-test-asan-opencl-user.pocl-cache
+    POCL_CACHE_DIR="$PWD/build-test-asan-opencl-user.pocl-cache" \
     ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0:fast_unwind_on_malloc=0 \
     LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-      CXX=clang++ build_and_test build-test-asan-opencl -Dmemory_backend=opencl -Db_sanitize=address,undefined \
-      -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true -Dbench=disabled
+      CXX=clang++ build_and_test build-test-asan-opencl-user -Dmemory_backend=opencl -Dallocator=user \
+      -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true -Dbench=disabled
   fi
   # ThreadSanitizer: the thread tests only (meson suite 'threads': tests/stress and the conformance
   # suite's thread tests), host backend (PoCL's own worker threads are not instrumented).
