@@ -32,6 +32,7 @@ cp tests/fuzz/corpus/* "$work/corpus/"
 seeds=$(ls tests/fuzz/corpus | wc -l)
 seed_bytes=$(cat tests/fuzz/corpus/* | wc -c)
 
+export EDGEMEM_FUZZ_REQUIRE_ALL=1  # an OpenCL build that cannot open PoCL fails here, never fuzzes host only
 export ASAN_OPTIONS=${ASAN_OPTIONS:-halt_on_error=1:detect_leaks=1:intercept_tls_get_addr=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
