@@ -75,7 +75,7 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem) noe
     Backend::mem_release(mem);
     return fail(Errc::out_of_host_memory, "no memory for the adopted buffer's bookkeeping");
   }
-  detail::retain(cn);
+  if (parent == nullptr) detail::retain(cn);  // a root holds the context; a sub-buffer borrows it
   node->ctx = cn;
   node->parent = parent;
   node->root = parent != nullptr ? parent->root : node;
@@ -152,8 +152,7 @@ Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept
     detail::destroy_node(node);
     return fail(native.error());
   }
-  detail::retain(node_->ctx);
-  detail::retain(node_);
+  detail::retain(node_);  // the context is borrowed through the parent chain
   node->ctx = node_->ctx;
   node->parent = node_;
   node->root = node_->root;

@@ -51,7 +51,7 @@ void unref(MemNode* n) noexcept {
     } else {
       destroy_node(n);
     }
-    unref(ctx);
+    if (parent == nullptr) unref(ctx);  // only a root holds its context
     n = parent;
   }
 }

@@ -41,7 +41,7 @@ struct ContextNode {
 
 struct QueueNode {
   std::atomic<std::uint32_t> refs{1};
-  ContextNode* ctx = nullptr;  // holds a reference
+  ContextNode* ctx = nullptr;  // a root holds a reference; a sub-buffer borrows its root's
   Backend::NativeQueue native{};
 };
 

@@ -217,8 +217,7 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
     return fail(native.error());
   }
   auto* n = new (book_->slot_storage(slot)) MemNode();
-  detail::retain(root->ctx);
-  detail::retain(root);
+  detail::retain(root);  // the context is borrowed through the arena
   n->ctx = root->ctx;
   n->parent = root;
   n->root = root;
