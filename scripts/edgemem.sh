@@ -9,23 +9,41 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(meson ninja-build pkg-config cmake g++ clang python3
           libexpected-dev doctest-dev opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd
-          libclang-rt-14-dev
           g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user ocl-icd-opencl-dev:arm64)
 
 log() { printf '\n== %s\n' "$*"; }
 
-setup() {
-  local missing=()
-  for p in "${PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-  done
-  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
-  log "installing: ${missing[*]}"
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+
+# The sanitizer and libFuzzer runtimes of the default clang: libclang-rt-<major>-dev where the
+# distribution splits them out (Debian 12: clang 14 -> libclang-rt-14-dev); nothing where
+# libclang-common-<major>-dev still carries them (Ubuntu 22.04).
+clang_rt_package() {
+  local major
+  major=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9][0-9]*\).*/\1/p' | head -n1)
+  [ -n "$major" ] && apt-cache show "libclang-rt-$major-dev" >/dev/null 2>&1 && echo "libclang-rt-$major-dev"
+  return 0
+}
+
+apt_install() {
   local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  ./scripts/embedded_ci.sh enable-arm64  # multiarch arm64 (ocl-icd-opencl-dev:arm64), before apt-get update
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  log "installing: $*"
+  if [ "$APT_UPDATED" -eq 0 ]; then
+    ./scripts/embedded_ci.sh enable-arm64  # multiarch arm64 (ocl-icd-opencl-dev:arm64), before apt-get update
+    $sudo apt-get update -qq
+    APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$@"
+}
+APT_UPDATED=0
+
+setup() {
+  local missing=() rt
+  for p in "${PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
+  rt=$(clang_rt_package)
+  if [ -n "$rt" ] && ! installed "$rt"; then apt_install "$rt"; fi
 }
 
 # configure DIR [meson options...]: a fresh build dir each time, so a stale one never hides a failure.

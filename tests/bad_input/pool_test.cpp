@@ -26,6 +26,21 @@ void fill_and_watch(emt::Fixture& f, Scene& s, std::vector<PooledBuffer>& held) 
   }
 }
 
+/// Acquires `n` blocks of `pool` into `held`, fills them with random bytes and watches them and the
+/// pool; false (with a failed check) when an acquire fails.
+template <class Pool>
+bool acquire_and_watch(emt::Fixture& f, Scene& s, Pool& pool, int n, std::vector<PooledBuffer>& held) {
+  for (int i = 0; i < n; ++i) {
+    auto b = pool.acquire();
+    CHECK_OK(b);
+    if (!b) return false;
+    held.push_back(std::move(*b));
+  }
+  fill_and_watch(f, s, held);
+  s.watch(pool);
+  return true;
+}
+
 }  // namespace
 
 // ---- FixedPool ------------------------------------------------------------------------------------
@@ -114,12 +129,8 @@ BAD_INPUT("FixedPool::init: already initialised") {
   Scene s(f);
   FixedPool<2> pool;
   REQUIRE_OK_DO(pool.init(f.ctx, f.q, 256));
-  auto blk = pool.acquire();
-  REQUIRE_OK(blk);
   std::vector<PooledBuffer> held;
-  held.push_back(std::move(*blk));
-  fill_and_watch(f, s, held);
-  s.watch(pool);
+  ENSURE(acquire_and_watch(f, s, pool, 1, held));
   s.expect(Errc::invalid_argument, [&] { return pool.init(f.ctx, f.q, 512, 2); });
   CHECK(pool.owns(held[0]));
 }
@@ -152,12 +163,8 @@ BAD_INPUT("FixedPool::release: a block is still out") {
   Scene s(f);
   FixedPool<2> pool;
   REQUIRE_OK_DO(pool.init(f.ctx, f.q, 256));
-  auto blk = pool.acquire();
-  REQUIRE_OK(blk);
   std::vector<PooledBuffer> held;
-  held.push_back(std::move(*blk));
-  fill_and_watch(f, s, held);
-  s.watch(pool);
+  ENSURE(acquire_and_watch(f, s, pool, 1, held));
   s.expect(Errc::busy, [&] { return pool.release(); });
   CHECK(pool.owns(held[0]));
 }
@@ -419,12 +426,8 @@ BAD_INPUT("PooledBuffer::sub: past the block or misaligned") {
   Scene s(f);
   FixedPool<2> pool;
   REQUIRE_OK_DO(pool.init(f.ctx, f.q, 2 * f.align()));
-  auto blk = pool.acquire();
-  REQUIRE_OK(blk);
   std::vector<PooledBuffer> held;
-  held.push_back(std::move(*blk));
-  fill_and_watch(f, s, held);
-  s.watch(pool);
+  ENSURE(acquire_and_watch(f, s, pool, 1, held));
   s.expect(Errc::out_of_range, [&] { return held[0].sub(f.align(), f.align() + 1); });
   if (f.align() > 1) s.expect(Errc::misaligned, [&] { return held[0].sub(1, 8); });
 }
