@@ -130,7 +130,8 @@ BAD_INPUT("FixedPool::init: already initialised") {
   FixedPool<2> pool;
   REQUIRE_OK_DO(pool.init(f.ctx, f.q, 256));
   std::vector<PooledBuffer> held;
-  ENSURE(acquire_and_watch(f, s, pool, 1, held));
+  const bool acquired = acquire_and_watch(f, s, pool, 1, held);
+  ENSURE(acquired);
   s.expect(Errc::invalid_argument, [&] { return pool.init(f.ctx, f.q, 512, 2); });
   CHECK(pool.owns(held[0]));
 }
@@ -164,7 +165,8 @@ BAD_INPUT("FixedPool::release: a block is still out") {
   FixedPool<2> pool;
   REQUIRE_OK_DO(pool.init(f.ctx, f.q, 256));
   std::vector<PooledBuffer> held;
-  ENSURE(acquire_and_watch(f, s, pool, 1, held));
+  const bool acquired = acquire_and_watch(f, s, pool, 1, held);
+  ENSURE(acquired);
   s.expect(Errc::busy, [&] { return pool.release(); });
   CHECK(pool.owns(held[0]));
 }
@@ -427,7 +429,8 @@ BAD_INPUT("PooledBuffer::sub: past the block or misaligned") {
   FixedPool<2> pool;
   REQUIRE_OK_DO(pool.init(f.ctx, f.q, 2 * f.align()));
   std::vector<PooledBuffer> held;
-  ENSURE(acquire_and_watch(f, s, pool, 1, held));
+  const bool acquired = acquire_and_watch(f, s, pool, 1, held);
+  ENSURE(acquired);
   s.expect(Errc::out_of_range, [&] { return held[0].sub(f.align(), f.align() + 1); });
   if (f.align() > 1) s.expect(Errc::misaligned, [&] { return held[0].sub(1, 8); });
 }

@@ -66,7 +66,8 @@ inline Bytes random_bytes(std::size_t n) {
     if (!(r)) return;                                                              \
   } while (false)
 
-/// Checks a condition; returns from the test when it is false.
+/// Checks a condition; returns from the test when it is false. `cond` is evaluated twice (once for
+/// doctest's decomposed message): no side effects in it.
 #define ENSURE(cond)      \
   do {                    \
     CHECK(cond);          \
