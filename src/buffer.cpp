@@ -143,7 +143,7 @@ Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept
   if (node_ == nullptr) return fail(Errc::released, "buffer is released");
   EDGEMEM_TRY(detail::check_range(offset, bytes, node_->bytes));
   const std::size_t origin = node_->origin + offset;
-  if (origin % node_->ctx->info.base_align_bytes != 0)
+  if (!detail::is_multiple_of(origin, node_->ctx->info.base_align_bytes))
     return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
   MemNode* node = detail::make_node<MemNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the sub-buffer's bookkeeping");

@@ -24,9 +24,10 @@ Result<unsigned> reserve_slot(MemNode* n, ByteRange range, Access access) noexce
   if (detail::mapping_conflicts_locked(root, range, access != Access::read))
     return fail(Errc::busy, "range conflicts with an open mapping");
   for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
-    detail::MapSlot& slot = n->slots[i];
-    if (slot.used) continue;
-    slot = detail::MapSlot{range.begin, range.end, nullptr, access, true};
+    const std::uint64_t bit = std::uint64_t{1} << i;
+    if ((n->slots_used & bit) != 0) continue;
+    n->slots[i] = detail::MapSlot{range.begin, range.end, nullptr, access};
+    n->slots_used |= bit;
     if (n->map_count++ == 0) {
       n->mapped_prev = nullptr;
       n->mapped_next = root->mapped_head;
@@ -42,7 +43,7 @@ Result<unsigned> reserve_slot(MemNode* n, ByteRange range, Access access) noexce
 void release_slot(MemNode* n, unsigned index) noexcept {
   MemNode* root = n->root;
   std::lock_guard<std::mutex> lock(root->map_lock);
-  n->slots[index] = detail::MapSlot{};
+  n->slots_used &= ~(std::uint64_t{1} << index);
   if (--n->map_count != 0) return;
   if (n->mapped_prev != nullptr) n->mapped_prev->mapped_next = n->mapped_next;
   else root->mapped_head = n->mapped_next;

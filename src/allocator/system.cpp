@@ -6,7 +6,8 @@
 namespace edgemem {
 
 namespace {
-std::atomic<std::size_t> g_live{0};
+// Live allocations are total - freed: one atomic update per call instead of two.
+std::atomic<std::size_t> g_freed{0};
 std::atomic<std::size_t> g_bytes{0};
 std::atomic<std::size_t> g_peak{0};
 std::atomic<std::size_t> g_failures{0};
@@ -22,7 +23,6 @@ void* SystemAllocator::allocate(std::size_t bytes, std::size_t align) noexcept {
     g_failures.fetch_add(1, std::memory_order_relaxed);
     return nullptr;
   }
-  g_live.fetch_add(1, std::memory_order_relaxed);
   g_total.fetch_add(1, std::memory_order_relaxed);
   const std::size_t now = g_bytes.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   std::size_t peak = g_peak.load(std::memory_order_relaxed);
@@ -33,7 +33,7 @@ void* SystemAllocator::allocate(std::size_t bytes, std::size_t align) noexcept {
 
 void SystemAllocator::deallocate(void* p, std::size_t bytes, std::size_t align) noexcept {
   if (p == nullptr) return;
-  g_live.fetch_sub(1, std::memory_order_relaxed);
+  g_freed.fetch_add(1, std::memory_order_release);  // pairs with the acquire in stats()
   g_bytes.fetch_sub(bytes, std::memory_order_relaxed);
   if (align <= __STDCPP_DEFAULT_NEW_ALIGNMENT__) ::operator delete(p);
   else ::operator delete(p, std::align_val_t(align));
@@ -43,8 +43,9 @@ AllocatorStats SystemAllocator::stats() noexcept {
   AllocatorStats s;
   s.in_use_bytes = g_bytes.load(std::memory_order_relaxed);
   s.peak_bytes = g_peak.load(std::memory_order_relaxed);
-  s.allocations = g_live.load(std::memory_order_relaxed);
-  s.total_allocations = g_total.load(std::memory_order_relaxed);
+  const std::size_t freed = g_freed.load(std::memory_order_acquire);  // first: never above total
+  s.total_allocations = g_total.load(std::memory_order_acquire);
+  s.allocations = s.total_allocations - freed;
   s.failures = g_failures.load(std::memory_order_relaxed);
   return s;
 }

@@ -21,6 +21,11 @@ struct ByteRange {
 /// invalid_argument when bytes == 0; out_of_range when offset + bytes passes `size` (overflow included).
 Result<void> check_range(std::size_t offset, std::size_t bytes, std::size_t size) noexcept;
 
+/// True when `value` is a multiple of `align` (> 0); a mask for the usual power of two, no division.
+inline bool is_multiple_of(std::size_t value, std::size_t align) noexcept {
+  return (align & (align - 1)) == 0 ? (value & (align - 1)) == 0 : value % align == 0;
+}
+
 /// Resolves zero pitches of `side` for `region` and checks it fits in `limit` bytes. Returns the
 /// resolved side; `span` receives its bounding byte range. Errc: invalid_argument, out_of_range.
 Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, std::size_t limit,

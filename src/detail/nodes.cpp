@@ -30,7 +30,9 @@ void unref(QueueNode* n) noexcept {
 void unref(MemNode* n) noexcept {
   // Iterative so a deep chain of sub-buffers cannot exhaust the stack.
   while (n != nullptr) {
-    const std::uint32_t left = n->refs.fetch_sub(1, std::memory_order_acq_rel) - 1;
+    // The sole holder needs no atomic update: with one reference left, nobody else can add one.
+    const std::uint32_t left =
+        n->refs.load(std::memory_order_acquire) == 1 ? 0 : n->refs.fetch_sub(1, std::memory_order_acq_rel) - 1;
     if (left != 0) {
       if (left == n->owned_keep) {  // a pool block back to its pool's reference
         std::lock_guard<std::mutex> lock(n->root->map_lock);

@@ -45,16 +45,20 @@ struct QueueNode {
   Backend::NativeQueue native{};
 };
 
-/// One open mapping, as a byte range of the root buffer.
+/// One open mapping, as a byte range of the root buffer. Meaningful only while its bit is set in
+/// MemNode::slots_used, so a new node leaves the slots unwritten.
 struct MapSlot {
-  std::size_t begin = 0;
-  std::size_t end = 0;
-  void* host = nullptr;
-  Access access = Access::read;
-  bool used = false;
+  std::size_t begin;
+  std::size_t end;
+  void* host;
+  Access access;
 };
 
 struct MemNode {
+  // User-provided, so `new MemNode()` runs the member initializers only instead of first zero-filling
+  // the whole node (mapping slots included): a sub-buffer is made per call on hot paths.
+  MemNode() noexcept {}
+
   std::atomic<std::uint32_t> refs{1};
   ContextNode* ctx = nullptr;  // holds a reference
   MemNode* parent = nullptr;   // holds a reference; null for a root
@@ -69,6 +73,7 @@ struct MemNode {
 
   // Mappings made through this node; guarded by root->map_lock.
   unsigned map_count = 0;
+  std::uint64_t slots_used = 0;  // bit i: slots[i] holds an open mapping
   MapSlot slots[EDGEMEM_MAX_MAPPINGS_PER_BUFFER];
   MemNode* mapped_next = nullptr;
   MemNode* mapped_prev = nullptr;
