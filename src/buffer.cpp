@@ -1,8 +1,10 @@
 #include <edgemem/buffer.hpp>
+#include <edgemem/queue.hpp>
 
 #include "detail/checks.hpp"
 #include "detail/live.hpp"
 #include "detail/nodes.hpp"
+#include "detail/ordering.hpp"
 
 namespace edgemem {
 
@@ -21,6 +23,19 @@ Result<void> check_flags(MemFlags flags) noexcept {
   return {};
 }
 
+/// Gives a new root its table of pending commands (backends whose commands outlive their enqueue);
+/// on failure destroys `node` and returns false.
+bool attach_pending_table(MemNode* node) noexcept {
+  if constexpr (detail::tracks_pending) {
+    node->pending = detail::make_pending_table();
+    if (node->pending == nullptr) {
+      detail::destroy_node(node);
+      return false;
+    }
+  }
+  return true;
+}
+
 Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc, bool wrapped) noexcept {
   if (cn == nullptr) return fail(Errc::released, "context is released");
   if (desc.bytes == 0) return fail(Errc::invalid_argument, "size is zero");
@@ -30,8 +45,10 @@ Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc
     return fail(Errc::invalid_argument, "unknown Storage value");
   MemNode* node = detail::make_node<MemNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
+  if (!attach_pending_table(node)) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
   auto native = Backend::mem_create(cn->native, desc);
   if (!native) {
+    detail::destroy_pending_table(node->pending);
     detail::destroy_node(node);
     return fail(native.error());
   }
@@ -71,8 +88,9 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem) noe
     }
     parent = *adopted_parent;
   }
-  if (node == nullptr) {
+  if (node == nullptr || (parent == nullptr && !attach_pending_table(node))) {
     Backend::mem_release(mem);
+    if (parent != nullptr) detail::unref(parent);
     return fail(Errc::out_of_host_memory, "no memory for the adopted buffer's bookkeeping");
   }
   if (parent == nullptr) detail::retain(cn);  // a root holds the context; a sub-buffer borrows it
@@ -188,6 +206,28 @@ Result<void> Buffer::release() noexcept {
   {
     std::lock_guard<std::mutex> lock(node_->root->map_lock);
     if (node_->map_count != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
+  }
+  detail::unref(node_);
+  node_ = nullptr;
+  return {};
+}
+
+Result<void> Buffer::release(const Queue& q) noexcept {
+  if (node_ == nullptr) return {};
+  detail::QueueNode* qn = q.node();
+  if (qn == nullptr) return fail(Errc::released, "queue is released");
+  if (qn->ctx != node_->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
+  {
+    std::lock_guard<std::mutex> lock(node_->root->map_lock);
+    if (node_->map_count != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
+  }
+  if constexpr (detail::tracks_pending) {
+    Backend::NativeEvent marker{};
+    Backend::Sync sync;
+    sync.out = &marker;
+    EDGEMEM_TRY(Backend::marker(qn->native, sync));
+    detail::record_pending(qn->serial, detail::MemUse{node_, detail::ByteRange{0, node_->bytes}, true}, marker);
+    Backend::event_release(marker);
   }
   detail::unref(node_);
   node_ = nullptr;

@@ -69,6 +69,12 @@ const DeviceInfo& Context::info() const noexcept {
 
 std::size_t Context::base_align() const noexcept { return info().base_align_bytes; }
 
+UnreportedErrors Context::unreported_errors() const noexcept {
+  if (node_ == nullptr) return {};
+  std::lock_guard<std::mutex> lock(node_->unreported_lock);
+  return UnreportedErrors{node_->unreported_count, node_->unreported_last};
+}
+
 Backend::NativeContext Context::native() const noexcept {
   return node_ != nullptr ? node_->native : Backend::NativeContext{};
 }

@@ -17,8 +17,15 @@ using detail::MemNode;
 
 namespace {
 
-/// Reserves a slot of `n` for root-relative `range`. Errc: busy (conflict), exhausted (no free slot).
-Result<unsigned> reserve_slot(MemNode* n, ByteRange range, Access access) noexcept {
+/// A slot reserved for root-relative `range`; `shared` when it joined an open native read mapping.
+struct Reserved {
+  unsigned slot;
+  bool shared;
+};
+
+/// Reserves a slot of `n` for root-relative `range` on queue `queue`. Errc: busy (conflict),
+/// exhausted (no free slot).
+Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::uint64_t queue) noexcept {
   MemNode* root = n->root;
   std::lock_guard<std::mutex> lock(root->map_lock);
   if (detail::mapping_conflicts_locked(root, range, access != Access::read))
@@ -26,7 +33,20 @@ Result<unsigned> reserve_slot(MemNode* n, ByteRange range, Access access) noexce
   for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
     const std::uint64_t bit = std::uint64_t{1} << i;
     if ((n->slots_used & bit) != 0) continue;
-    n->slots[i] = detail::MapSlot{range.begin, range.end, nullptr, access};
+    detail::MapSlot& slot = n->slots[i];
+    slot = detail::MapSlot{range.begin, range.end, nullptr, nullptr, range.begin, range.end, queue, access, false};
+    bool shared = false;
+    for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER && access == Access::read && !shared; ++j) {
+      const detail::MapSlot& o = n->slots[j];
+      if ((n->slots_used >> j & 1u) == 0 || o.access != Access::read || o.closing || o.queue != queue ||
+          o.native_host == nullptr || o.native_begin > range.begin || o.native_end < range.end)
+        continue;
+      slot.native_host = o.native_host;
+      slot.native_begin = o.native_begin;
+      slot.native_end = o.native_end;
+      slot.host = static_cast<std::byte*>(o.native_host) + (range.begin - o.native_begin);
+      shared = true;
+    }
     n->slots_used |= bit;
     if (n->map_count++ == 0) {
       n->mapped_prev = nullptr;
@@ -35,14 +55,13 @@ Result<unsigned> reserve_slot(MemNode* n, ByteRange range, Access access) noexce
       root->mapped_head = n;
       root->mapped_nodes.fetch_add(1, std::memory_order_release);
     }
-    return i;
+    return Reserved{i, shared};
   }
   return fail(Errc::exhausted, "buffer handle already holds max_mappings_per_buffer mappings");
 }
 
-void release_slot(MemNode* n, unsigned index) noexcept {
+void release_slot_locked(MemNode* n, unsigned index) noexcept {
   MemNode* root = n->root;
-  std::lock_guard<std::mutex> lock(root->map_lock);
   n->slots_used &= ~(std::uint64_t{1} << index);
   if (--n->map_count != 0) return;
   if (n->mapped_prev != nullptr) n->mapped_prev->mapped_next = n->mapped_next;
@@ -50,6 +69,25 @@ void release_slot(MemNode* n, unsigned index) noexcept {
   if (n->mapped_next != nullptr) n->mapped_next->mapped_prev = n->mapped_prev;
   n->mapped_next = n->mapped_prev = nullptr;
   root->mapped_nodes.fetch_sub(1, std::memory_order_release);
+}
+
+void release_slot(MemNode* n, unsigned index) noexcept {
+  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  release_slot_locked(n, index);
+}
+
+/// Under the root's lock: true when `index` is the last open member of its native mapping's group
+/// (it is then marked closing, so no new mapping joins while it unmaps); otherwise its slot is freed.
+bool last_of_group(MemNode* n, unsigned index) noexcept {
+  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  detail::MapSlot& slot = n->slots[index];
+  for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
+    if (j == index || (n->slots_used >> j & 1u) == 0 || n->slots[j].native_host != slot.native_host) continue;
+    release_slot_locked(n, index);
+    return false;
+  }
+  slot.closing = true;
+  return true;
 }
 
 }  // namespace
@@ -63,23 +101,34 @@ Result<MappingBase> Queue::map_bytes(Buffer& buf, Access access, std::size_t off
   if (offset % elem_align != 0 || bytes % elem_size != 0)
     return fail(Errc::misaligned, "map offset/size do not fit the element type");
   EDGEMEM_TRY(detail::check_host_access(n->flags, access == Access::read, access != Access::read));
-  EDGEMEM_TRY_ASSIGN(const unsigned slot,
-                     reserve_slot(n, ByteRange{n->origin + offset, n->origin + offset + bytes}, access));
-  auto mapped = Backend::map(node_->native, n->native, access, offset, bytes);
-  if (!mapped) {
-    release_slot(n, slot);
-    return fail(mapped.error());
+  EDGEMEM_TRY_ASSIGN(const Reserved r,
+                     reserve_slot(n, ByteRange{n->origin + offset, n->origin + offset + bytes}, access, node_->serial));
+  detail::MapSlot& slot = n->slots[r.slot];
+  if (!r.shared) {
+    // The map waits for commands of other queues that still write these bytes (or, for a write
+    // mapping, still read them), then has completed, with every earlier command of this queue.
+    const detail::MemUse use{n, ByteRange{offset, offset + bytes}, access != Access::read};
+    auto mapped = detail::submit_map(node_, use, [&](const Backend::Sync& s) {
+      return Backend::map(node_->native, n->native, access, offset, bytes, s);
+    });
+    if (!mapped) {
+      release_slot(n, r.slot);
+      return fail(mapped.error());
+    }
+    std::lock_guard<std::mutex> lock(n->root->map_lock);
+    slot.host = slot.native_host = *mapped;
   }
-  if (reinterpret_cast<std::uintptr_t>(*mapped) % elem_align != 0) {
-    (void)Backend::unmap(node_->native, n->native, *mapped);
-    release_slot(n, slot);
+  if (reinterpret_cast<std::uintptr_t>(slot.host) % elem_align != 0) {
+    if (last_of_group(n, r.slot)) {
+      (void)Backend::unmap(node_->native, n->native, slot.native_host, Backend::Sync{});
+      release_slot(n, r.slot);
+    }
     return fail(Errc::misaligned, "mapped address is not aligned for the element type");
   }
-  n->slots[slot].host = *mapped;
   detail::retain(node_);
   detail::retain(n);
   detail::live_add(detail::Live::mapping, 1);
-  return MappingBase(node_, n, slot, *mapped, bytes, access);
+  return MappingBase(node_, n, r.slot, slot.host, bytes, access);
 }
 
 MappingBase::MappingBase(MappingBase&& other) noexcept
@@ -93,7 +142,7 @@ MappingBase::MappingBase(MappingBase&& other) noexcept
 
 MappingBase& MappingBase::operator=(MappingBase&& other) noexcept {
   if (this != &other) {
-    (void)unmap();
+    close_reporting();
     raw_ = other.raw_;
     bytes_ = other.bytes_;
     queue_ = other.queue_;
@@ -108,12 +157,43 @@ MappingBase& MappingBase::operator=(MappingBase&& other) noexcept {
   return *this;
 }
 
-MappingBase::~MappingBase() { (void)unmap(); }
+MappingBase::~MappingBase() { close_reporting(); }
+
+void MappingBase::close_reporting() noexcept {
+  if (node_ == nullptr) return;
+  detail::ContextNode* ctx = node_->ctx;
+  detail::retain(ctx);  // the unmap may drop the last buffer and queue holding it
+  auto done = close(nullptr);
+  if (!done) detail::report_dropped(ctx, done.error());
+  detail::unref(ctx);
+}
 
 Result<void> MappingBase::unmap() noexcept {
   if (node_ == nullptr) return fail(Errc::released, "mapping is not mapped");
-  auto done = Backend::unmap(queue_->native, node_->native, raw_);
-  release_slot(node_, slot_);
+  return close(nullptr);
+}
+
+Result<Event> MappingBase::unmap_async() noexcept {
+  if (node_ == nullptr) return fail(Errc::released, "mapping is not mapped");
+  return detail::as_async([&](Event* e) { return close(e); });
+}
+
+Result<void> MappingBase::close(Event* out) noexcept {
+  MemNode* n = node_;
+  Result<void> done{};
+  if (last_of_group(n, slot_)) {
+    const detail::MapSlot& slot = n->slots[slot_];
+    const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
+    done = detail::submit(queue_, {}, out, use, [&](const Backend::Sync& s) {
+      return Backend::unmap(queue_->native, n->native, slot.native_host, s);
+    });
+    release_slot(n, slot_);
+  } else if (out != nullptr) {
+    // The native mapping stays with the rest of its group: nothing to wait for but this queue's order.
+    done = detail::submit(queue_, {}, out, detail::MemUse{}, [&](const Backend::Sync& s) {
+      return Backend::marker(queue_->native, s);
+    });
+  }
   detail::live_add(detail::Live::mapping, -1);
   detail::unref(node_);
   detail::unref(queue_);

@@ -24,7 +24,7 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
     return fail(Errc::overlap, "write source overlaps the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::Sync& s) {
     return Backend::write(q->native, n->native, offset, src, bytes, s);
   });
 }
@@ -38,7 +38,7 @@ Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, v
     return fail(Errc::overlap, "read destination overlaps the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, false}, [&](const Backend::Sync& s) {
     return Backend::read(q->native, n->native, offset, dst, bytes, s);
   });
 }
@@ -56,7 +56,7 @@ Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::si
     return fail(Errc::misaligned, "fill offset and size must be multiples of the pattern size");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::Sync& s) {
     return Backend::fill(q->native, n->native, offset, bytes, pattern, pattern_bytes, s);
   });
 }
@@ -75,7 +75,9 @@ Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::siz
     return fail(Errc::overlap, "copy source and destination wrap overlapping caller memory");
   EDGEMEM_TRY(detail::check_not_mapped(s, ByteRange{src_offset, src_offset + bytes}, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, ByteRange{dst_offset, dst_offset + bytes}, true));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& sy) {
+  const detail::MemUse reads{s, ByteRange{src_offset, src_offset + bytes}, false};
+  const detail::MemUse writes{d, ByteRange{dst_offset, dst_offset + bytes}, true};
+  return detail::submit(q, waits, out, reads, writes, [&](const Backend::Sync& sy) {
     return Backend::copy(q->native, s->native, d->native, src_offset, dst_offset, bytes, sy);
   });
 }
@@ -85,7 +87,8 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
   if (to != Migration::to_device && to != Migration::to_host && to != Migration::to_device_discard)
     return fail(Errc::invalid_argument, "unknown migration target");
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{0, n->bytes}, true));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& s) { return Backend::migrate(q->native, n->native, to, s); });
+  return detail::submit(q, waits, out, {n, ByteRange{0, n->bytes}, true},
+                        [&](const Backend::Sync& s) { return Backend::migrate(q->native, n->native, to, s); });
 }
 
 }  // namespace
@@ -105,9 +108,11 @@ Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexc
     detail::destroy_node(node);
     return fail(native.error());
   }
+  static std::atomic<std::uint64_t> next_serial{1};
   detail::retain(cn);
   node->ctx = cn;
   node->native = *native;
+  node->serial = next_serial.fetch_add(1, std::memory_order_relaxed);
   detail::live_add(detail::Live::queue, 1);
   return node;
 }

@@ -34,7 +34,7 @@ Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, con
   EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, src_bytes, span));
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, true));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::Sync& s) {
     return Backend::write_rect(q->native, n->native, r, src, s);
   });
 }
@@ -47,7 +47,7 @@ Result<void> enqueue_read_rect(QueueNode* q, const Buffer& src, const Rect& rect
   EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, dst_bytes, span));
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, false));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& s) {
+  return detail::submit(q, waits, out, {n, span, false}, [&](const Backend::Sync& s) {
     return Backend::read_rect(q->native, n->native, r, dst, s);
   });
 }
@@ -68,7 +68,7 @@ Result<void> enqueue_copy_rect(QueueNode* q, const Buffer& src, Buffer& dst, con
     return fail(Errc::overlap, "copy_rect source and destination wrap overlapping caller memory");
   EDGEMEM_TRY(detail::check_not_mapped(s, src_span, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, dst_span, true));
-  return detail::submit(q, waits, out, [&](const Backend::Sync& sy) {
+  return detail::submit(q, waits, out, {s, src_span, false}, {d, dst_span, true}, [&](const Backend::Sync& sy) {
     return Backend::copy_rect(q->native, s->native, d->native, r, sy);
   });
 }

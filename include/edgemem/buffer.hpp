@@ -11,6 +11,8 @@
 
 namespace edgemem {
 
+class Queue;
+
 namespace detail {
 struct MemNode;
 struct BufferAccess;
@@ -85,6 +87,14 @@ class Buffer {
   /// Drops this handle. Idempotent. Errc: busy (a mapping made through this handle is still open;
   /// the buffer is left unchanged).
   Result<void> release() noexcept;
+  /// Drops this handle in `q`'s order (cuda.core's `close(stream)`): commands on other queues that
+  /// later touch this memory, including the next owner of a pool block, ring frame or heap run, first
+  /// wait for every command enqueued on `q` so far, your own kernels given native() included.
+  /// Idempotent on a released buffer. Costs one marker command on `q`. Errc: released (q),
+  /// invalid_argument (q on another context), busy (a mapping made through this handle is still open;
+  /// nothing changes), out_of_host_memory, backend_failure (the marker could not be enqueued; the
+  /// handle is kept).
+  Result<void> release(const Queue& q) noexcept;
 
   /// Internal: the shared state (null when released).
   [[nodiscard]] detail::MemNode* node() const noexcept { return node_; }

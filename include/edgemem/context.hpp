@@ -1,8 +1,11 @@
 /// @file context.hpp  Context: one device and its OpenCL-style context. Move-only; buffers and
 /// queues created from it keep its state alive, so releasing the handle first is safe.
 #pragma once
+#include <cstddef>
+
 #include <edgemem/backend/active.hpp>
 #include <edgemem/device.hpp>
+#include <edgemem/error.hpp>
 #include <edgemem/result.hpp>
 
 namespace edgemem {
@@ -10,6 +13,13 @@ namespace edgemem {
 namespace detail {
 struct ContextNode;
 }
+
+/// Errors that a destructor could not return (a Mapping guard whose unmap failed): how many happened
+/// on one context so far, and the last of them. A test or a watchdog reads it; nothing is lost silently.
+struct UnreportedErrors {
+  std::size_t count = 0;  ///< errors dropped by destructors since the context was created
+  Error last{};           ///< the most recent one (code 0 when count is 0)
+};
 
 /// A device and its context.
 class Context {
@@ -40,6 +50,8 @@ class Context {
   [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
   /// Native handles (cl_context + cl_device_id on OpenCL) for interop; empty when released.
   [[nodiscard]] backend::Active::NativeContext native() const noexcept;
+  /// Errors destructors of objects on this context had to drop (count and the last one); zero when released.
+  [[nodiscard]] UnreportedErrors unreported_errors() const noexcept;
   /// Drops this handle; the device stays open while objects created from it live. Idempotent, never fails.
   Result<void> release() noexcept;
 

@@ -6,11 +6,18 @@
 /// - a transfer that writes bytes overlapping any open mapping, or reads bytes overlapping an open
 ///   write/write_discard mapping, returns Errc::busy (rect transfers use their bounding byte range);
 /// - Buffer::release() on the handle a mapping was made through returns Errc::busy;
-/// - the guard unmaps in its destructor; unmap() does it early and reports errors.
+/// - the guard unmaps in its destructor; unmap() does it early and reports errors; unmap_async()
+///   returns the unmap's Event;
+/// - read mappings of one handle made on one queue over bytes an open read mapping of that handle
+///   already maps share its native mapping (each still takes a slot): the native unmap happens once,
+///   with the last of them, so every driver answers alike.
+/// - ordering: a map waits for commands on other queues that still write its bytes (a write mapping
+///   also for those still reading them); after an unmap, commands on any queue see the written bytes.
 #pragma once
 #include <cstddef>
 #include <type_traits>
 
+#include <edgemem/event.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/result.hpp>
 #include <edgemem/span.hpp>
@@ -32,11 +39,17 @@ class MappingBase {
   MappingBase& operator=(MappingBase&& other) noexcept;  ///< unmaps this, then takes over `other`
   MappingBase(const MappingBase&) = delete;
   MappingBase& operator=(const MappingBase&) = delete;
-  ~MappingBase();  ///< unmaps if still mapped (errors are dropped; call unmap() to see them)
+  /// Unmaps if still mapped, as unmap(); an error it cannot return is counted in
+  /// Context::unreported_errors() (call unmap() to see it).
+  ~MappingBase();
 
-  /// Unmaps now (writes back a write mapping). Errc: released (not mapped), backend_failure.
+  /// Unmaps now and waits: a write mapping's bytes have reached the buffer when it returns, for
+  /// commands on every queue. Errc: released (not mapped), backend_failure, out_of_host_memory.
   /// The guard is unmapped afterwards even on error.
   [[nodiscard]] Result<void> unmap() noexcept;
+  /// Enqueues the unmap on the mapping's queue and returns its Event; commands on other queues that
+  /// touch these bytes wait for it automatically. Errc: as unmap(). The guard is unmapped afterwards.
+  [[nodiscard]] Result<Event> unmap_async() noexcept;
   /// True until unmapped or moved from.
   [[nodiscard]] bool mapped() const noexcept { return node_ != nullptr; }
   /// Mapped size in bytes.
@@ -53,6 +66,8 @@ class MappingBase {
   MappingBase(detail::QueueNode* queue, detail::MemNode* node, unsigned slot, void* raw, std::size_t bytes,
               Access access) noexcept
       : raw_(raw), bytes_(bytes), queue_(queue), node_(node), slot_(slot), access_(access) {}
+  Result<void> close(Event* out) noexcept;
+  void close_reporting() noexcept;
   detail::QueueNode* queue_ = nullptr;
   detail::MemNode* node_ = nullptr;
   unsigned slot_ = 0;

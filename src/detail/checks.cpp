@@ -121,7 +121,7 @@ Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes)
   return {};
 }
 
-Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent (&out)[max_wait_events]) noexcept {
+Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent* out) noexcept {
   if (waits.size() > max_wait_events) return fail(Errc::exhausted, "wait list holds more than 32 events");
   for (std::size_t i = 0; i < waits.size(); ++i) {
     if (!waits[i].valid()) return fail(Errc::released, "wait list holds a released event");

@@ -1,6 +1,7 @@
 #include "detail/nodes.hpp"
 
 #include "detail/live.hpp"
+#include "detail/ordering.hpp"
 
 namespace edgemem::detail {
 
@@ -10,6 +11,13 @@ bool drop(T* n) noexcept {
   return n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
 }
 }  // namespace
+
+void report_dropped(ContextNode* ctx, const Error& e) noexcept {
+  if (ctx == nullptr) return;
+  std::lock_guard<std::mutex> lock(ctx->unreported_lock);
+  ++ctx->unreported_count;
+  ctx->unreported_last = e;
+}
 
 void unref(ContextNode* n) noexcept {
   if (n == nullptr || !drop(n)) return;
@@ -41,6 +49,7 @@ void unref(MemNode* n) noexcept {
       return;
     }
     Backend::mem_release(n->native);
+    destroy_pending_table(n->pending);
     live_add(n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;

@@ -12,6 +12,7 @@
 #include <edgemem/buffer.hpp>
 #include <edgemem/config.hpp>
 #include <edgemem/device.hpp>
+#include <edgemem/error.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/pool_core.hpp>
 
@@ -37,21 +38,36 @@ struct ContextNode {
   std::atomic<std::uint32_t> refs{1};
   Backend::NativeContext native{};
   DeviceInfo info{};
+  // Errors a destructor could not return (e.g. a Mapping's unmap): counted, the last one kept.
+  std::mutex unreported_lock;
+  std::size_t unreported_count = 0;
+  Error unreported_last{};
 };
 
 struct QueueNode {
   std::atomic<std::uint32_t> refs{1};
   ContextNode* ctx = nullptr;  // a root holds a reference; a sub-buffer borrows its root's
   Backend::NativeQueue native{};
+  std::uint64_t serial = 0;    // unique per queue for the life of the process (ordering records)
 };
+
+struct PendingTable;
 
 /// One open mapping, as a byte range of the root buffer. Meaningful only while its bit is set in
 /// MemNode::slots_used, so a new node leaves the slots unwritten.
+/// Read mappings of one node made on one queue over bytes an open read mapping of that node already
+/// maps share its native mapping (one native map, one native unmap by the last of them: drivers
+/// such as NVIDIA's refuse a second unmap of a pointer mapped twice).
 struct MapSlot {
-  std::size_t begin;
+  std::size_t begin;         // this mapping's root-relative bytes
   std::size_t end;
-  void* host;
+  void* host;                // this mapping's first byte
+  void* native_host;         // the native mapping this one uses (shared by its group)
+  std::size_t native_begin;  // root-relative bytes of that native mapping
+  std::size_t native_end;
+  std::uint64_t queue;       // QueueNode::serial of the queue it was mapped on
   Access access;
+  bool closing;              // its group is being unmapped natively: no new member may join
 };
 
 struct MemNode {
@@ -70,6 +86,7 @@ struct MemNode {
   bool wrapped = false;
   const std::byte* host = nullptr;  // root made by Buffer::wrap: the caller memory it uses (else null)
   Backend::NativeMem native{};
+  PendingTable* pending = nullptr;  // root only: commands that may still reach it (detail/ordering.hpp)
 
   // Mappings made through this node; guarded by root->map_lock.
   unsigned map_count = 0;
@@ -106,6 +123,9 @@ struct BufferAccess {
 inline void retain(ContextNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
 inline void retain(QueueNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
 inline void retain(MemNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+
+/// Counts an error that a destructor had to drop on `ctx` (Context::unreported_errors()).
+void report_dropped(ContextNode* ctx, const Error& e) noexcept;
 
 /// Drops one reference; the last one releases the native object and the node.
 void unref(ContextNode* n) noexcept;

@@ -1,5 +1,6 @@
 // Plumbing shared by the Queue's commands: resolving handles and submitting to the backend with
-// a wait list and an optional out-event.
+// the caller's wait list, the waits ordering across queues adds (detail/ordering.hpp), and an
+// optional out-event.
 #pragma once
 #include <edgemem/buffer.hpp>
 #include <edgemem/event.hpp>
@@ -7,6 +8,7 @@
 
 #include "detail/checks.hpp"
 #include "detail/nodes.hpp"
+#include "detail/ordering.hpp"
 
 namespace edgemem::detail {
 
@@ -19,21 +21,63 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
   return n;
 }
 
-/// Checks `waits` against queue `q`, then runs `command(sync)`; when `out` is non-null the command is
-/// async and its event lands in *out. Errc: released / exhausted / invalid_argument (wait list), or the
-/// command's own.
+/// Checks `waits` against queue `q`, then runs `command(sync)` on memory uses `a` and `b` (b.node may
+/// be null). The command also waits for commands of other queues that still reach its bytes in a
+/// conflicting way; an async command (`out` non-null, its event lands there) is recorded on the roots
+/// it touches, a blocking one has completed on return, and with it every earlier command of `q`.
+/// Errc: released / exhausted / invalid_argument (wait list), or the command's own.
 template <class Command>
-Result<void> submit(const QueueNode* q, WaitList waits, Event* out, Command&& command) noexcept {
-  Backend::NativeEvent natives[max_wait_events];
+Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
+                    Command&& command) noexcept {
+  Backend::NativeEvent natives[max_wait_events + (tracks_pending ? max_order_waits : 0)];
   EDGEMEM_TRY(gather_waits(q->ctx, waits, natives));
   Backend::NativeEvent produced{};
   Backend::Sync sync;
-  sync.waits = waits.empty() ? nullptr : natives;
   sync.wait_count = waits.size();
   sync.out = out != nullptr ? &produced : nullptr;
-  EDGEMEM_TRY(command(sync));
+  if constexpr (tracks_pending) {
+    OrderWaits order;
+    order.collect(q->serial, a);
+    if (b.node != nullptr) order.collect(q->serial, b);
+    sync.wait_count += order.copy_to(natives + sync.wait_count);
+    sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    EDGEMEM_TRY(command(sync));
+    for (const MemUse* u : {&a, &b}) {
+      if (out != nullptr) record_pending(q->serial, *u, produced);
+      else forget_completed(q->serial, *u);
+    }
+  } else {
+    sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    EDGEMEM_TRY(command(sync));
+  }
   if (out != nullptr) *out = Event::adopt_native(produced, q->ctx);
   return {};
+}
+
+/// submit() for a command on one buffer.
+template <class Command>
+Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse& a, Command&& command) noexcept {
+  return submit(q, waits, out, a, MemUse{}, std::forward<Command>(command));
+}
+
+/// Runs a blocking map (`map(sync)` returns the mapped address) on `use` after the commands of other
+/// queues that still reach its bytes in a conflicting way; once it returns, every earlier command of
+/// `q` has completed. Errc: the map's own.
+template <class Map>
+Result<void*> submit_map(const QueueNode* q, const MemUse& use, Map&& map) noexcept {
+  Backend::Sync sync;
+  if constexpr (tracks_pending) {
+    Backend::NativeEvent natives[max_order_waits];
+    OrderWaits order;
+    order.collect(q->serial, use);
+    sync.wait_count = order.copy_to(natives);
+    sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    auto mapped = map(sync);
+    if (mapped) forget_completed(q->serial, use);
+    return mapped;
+  } else {
+    return map(sync);
+  }
 }
 
 /// Runs a command that fills an Event and returns that event.

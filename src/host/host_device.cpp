@@ -1,6 +1,7 @@
 // Host backend: the emulated device, queues and events. Commands run at enqueue, in order, so an
 // event is complete once its command returns.
 #include <cstring>
+#include <new>
 
 #include <edgemem/allocator.hpp>
 #include <edgemem/backend/host.hpp>
@@ -64,21 +65,23 @@ Result<void> Host::mem_adopt(const NativeContext&, NativeMem mem, AdoptedMem&) n
 void Host::context_release(NativeContext& ctx) noexcept { ctx.device = nullptr; }
 
 Result<Host::NativeQueue> Host::queue_create(const NativeContext&) noexcept {
-  void* p = DefaultAllocator::allocate(sizeof(std::uint64_t), alignof(std::uint64_t));
+  using Counter = std::atomic<std::uint64_t>;
+  void* p = DefaultAllocator::allocate(sizeof(Counter), alignof(Counter));
   if (p == nullptr) return fail(Errc::out_of_host_memory, "no memory for the queue");
-  auto* counter = static_cast<std::uint64_t*>(p);
-  *counter = 0;
-  return counter;
+  return new (p) Counter(0);
 }
 
 void Host::queue_release(NativeQueue q) noexcept {
-  DefaultAllocator::deallocate(q, sizeof(std::uint64_t), alignof(std::uint64_t));
+  using Counter = std::atomic<std::uint64_t>;
+  q->~Counter();
+  DefaultAllocator::deallocate(q, sizeof(Counter), alignof(Counter));
 }
 
 Result<void> Host::queue_finish(NativeQueue) noexcept { return {}; }
 
 Result<void> Host::event_wait(NativeEvent) noexcept { return {}; }
 Result<bool> Host::event_complete(NativeEvent) noexcept { return true; }
+void Host::event_retain(NativeEvent) noexcept {}
 void Host::event_release(NativeEvent) noexcept {}
 
 }  // namespace edgemem::backend

@@ -29,14 +29,14 @@ void Host::mem_release(NativeMem& mem) noexcept {
   mem = NativeMem{};
 }
 
-Result<void*> Host::map(NativeQueue q, const NativeMem& mem, Access, std::size_t offset, std::size_t) noexcept {
-  ++*q;
+Result<void*> Host::map(NativeQueue q, const NativeMem& mem, Access, std::size_t offset, std::size_t,
+                        const Sync&) noexcept {
+  q->fetch_add(1, std::memory_order_relaxed);
   return static_cast<void*>(mem.data + offset);
 }
 
-Result<void> Host::unmap(NativeQueue q, const NativeMem&, void*) noexcept {
-  ++*q;
-  return {};
+Result<void> Host::unmap(NativeQueue q, const NativeMem&, void*, const Sync& sync) noexcept {
+  return marker(q, sync);
 }
 
 }  // namespace edgemem::backend

@@ -9,7 +9,7 @@ namespace edgemem::backend {
 namespace {
 
 void complete(Host::NativeQueue q, const Host::Sync& sync) noexcept {
-  const std::uint64_t seq = ++*q;
+  const std::uint64_t seq = q->fetch_add(1, std::memory_order_relaxed) + 1;
   if (sync.out != nullptr) *sync.out = seq;
 }
 
@@ -87,6 +87,11 @@ Result<void> Host::copy_rect(NativeQueue q, const NativeMem& src, const NativeMe
 }
 
 Result<void> Host::migrate(NativeQueue q, const NativeMem&, Migration, const Sync& sync) noexcept {
+  complete(q, sync);
+  return {};
+}
+
+Result<void> Host::marker(NativeQueue q, const Sync& sync) noexcept {
   complete(q, sync);
   return {};
 }

@@ -3,6 +3,7 @@
 
 #include "opencl/cl.hpp"
 #include "opencl/cl_error.hpp"
+#include "opencl/cl_submit.hpp"
 
 namespace edgemem::backend {
 
@@ -109,22 +110,25 @@ void OpenCL::mem_release(NativeMem& mem) noexcept {
   mem = nullptr;
 }
 
-Result<void*> OpenCL::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
-                          std::size_t bytes) noexcept {
+Result<void*> OpenCL::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset, std::size_t bytes,
+                          const Sync& sync) noexcept {
+  const cl::WaitList w = cl::waits_of(sync);
   cl_int status = CL_SUCCESS;
-  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, map_flags_of(access), offset, bytes, 0, nullptr, nullptr, &status);
+  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, map_flags_of(access), offset, bytes, w.count, w.events, nullptr, &status);
   if (status == CL_INVALID_OPERATION && access == Access::write) {
     // A host_write_only buffer refuses CL_MAP_READ; edgemem allows Access::write on it, so map it
     // CL_MAP_WRITE only (the mapped bytes still reflect the device on 1.2 drivers).
-    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE, offset, bytes, 0, nullptr, nullptr, &status);
+    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE, offset, bytes, w.count, w.events, nullptr, &status);
   }
   if (status != CL_SUCCESS) return cl::fail_cl(status);
   if (p == nullptr) return cl::fail_cl(CL_MAP_FAILURE);
   return p;
 }
 
-Result<void> OpenCL::unmap(NativeQueue q, const NativeMem& mem, void* mapped) noexcept {
-  return cl::check(clEnqueueUnmapMemObject(q, mem, mapped, 0, nullptr, nullptr));
+Result<void> OpenCL::unmap(NativeQueue q, const NativeMem& mem, void* mapped, const Sync& sync) noexcept {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueUnmapMemObject(q, mem, mapped, n, waits, out);
+  });
 }
 
 }  // namespace edgemem::backend

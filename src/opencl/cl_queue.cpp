@@ -65,6 +65,10 @@ Result<bool> OpenCL::event_complete(NativeEvent e) noexcept {
   return status == CL_COMPLETE;
 }
 
+void OpenCL::event_retain(NativeEvent e) noexcept {
+  if (e != nullptr) (void)clRetainEvent(e);
+}
+
 void OpenCL::event_release(NativeEvent e) noexcept {
   if (e != nullptr) (void)clReleaseEvent(e);
 }

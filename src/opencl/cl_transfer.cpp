@@ -20,8 +20,15 @@ bool is_nvidia_sub_buffer(cl_command_queue q, cl_mem mem) noexcept {
 Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                            const Sync& sync) noexcept {
   const cl::WaitList w = cl::waits_of(sync);
-  return cl::check(clEnqueueWriteBuffer(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, offset, bytes, src, w.count,
-                                        w.events, sync.out));
+  if (sync.out != nullptr)
+    return cl::check(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events, sync.out));
+  // A blocking write may return once `src` is copied out, before the device has the bytes; its event
+  // says when it has, so a command on another queue never reads the old bytes.
+  cl_event e = nullptr;
+  EDGEMEM_TRY(cl::check(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
+  auto done = cl::wait_event(e);
+  (void)clReleaseEvent(e);
+  return done;
 }
 
 Result<void> OpenCL::read(NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,
@@ -61,6 +68,12 @@ Result<void> OpenCL::migrate(NativeQueue q, const NativeMem& mem, Migration to, 
   }
   return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     return clEnqueueMigrateMemObjects(q, 1, &mem, flags, n, waits, out);
+  });
+}
+
+Result<void> OpenCL::marker(NativeQueue q, const Sync& sync) noexcept {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueMarkerWithWaitList(q, n, waits, out);
   });
 }
 

@@ -27,6 +27,7 @@ struct FaultInjecting {
   using AdoptedMem = typename Inner::AdoptedMem;        ///< Inner's mem_adopt description
 
   static constexpr const char* name = Inner::name;  ///< Inner's name ("host", "opencl")
+  static constexpr bool completes_at_enqueue = Inner::completes_at_enqueue;  ///< Inner's
 
 #define EDGEMEM_FAULT_POINT_(fn, errc)                                                        \
   template <class... A>                                                                       \
@@ -93,6 +94,10 @@ struct FaultInjecting {
   EDGEMEM_FAULT_AFTER_(event_complete, Errc::backend_failure)
   /// Inner::unmap, then injected: backend_failure (the real unmap has happened).
   EDGEMEM_FAULT_AFTER_(unmap, Errc::backend_failure)
+  /// Inner::marker; injected: out_of_host_memory (CL_OUT_OF_HOST_MEMORY).
+  EDGEMEM_FAULT_POINT_(marker, Errc::out_of_host_memory)
+  /// Inner::event_retain (never fails).
+  EDGEMEM_FAULT_PASS_(event_retain)
   /// Inner::event_release (never fails).
   EDGEMEM_FAULT_PASS_(event_release)
 

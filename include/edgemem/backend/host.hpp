@@ -2,6 +2,7 @@
 /// edgemem's objects are built from, over plain host memory. Dependency-free.
 /// Primitives assume edgemem's common layer already validated their arguments.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -18,8 +19,9 @@ struct Host {
   struct NativeContext {
     const void* device = nullptr;  ///< address of the emulated device's static descriptor
   };
-  /// Native queue handle: the queue's completion counter.
-  using NativeQueue = std::uint64_t*;
+  /// Native queue handle: the queue's completion counter (atomic: one queue may be used from several
+  /// threads at once, as an OpenCL queue may).
+  using NativeQueue = std::atomic<std::uint64_t>*;
   /// Native memory handle: the object's first byte and whether it owns its allocation.
   struct NativeMem {
     std::byte* data = nullptr;      ///< first byte of this object (root storage + origin for a sub-buffer)
@@ -54,6 +56,9 @@ struct Host {
   };
 
   static constexpr const char* name = "host";  ///< backend name
+  /// Every command has completed when its enqueue returns, so no command can still reach memory
+  /// later: the common layer keeps no record of pending commands for this backend.
+  static constexpr bool completes_at_enqueue = true;
 
   /// Opens the emulated device; fills `info`. Errc: unsupported (gpu/accelerator asked), invalid_argument (index != 0).
   [[nodiscard]] static Result<NativeContext> context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept;
@@ -104,16 +109,20 @@ struct Host {
                                               const CopyRect& rect, const Sync& sync) noexcept;
   /// Migrates contents; a no-op on the host.
   [[nodiscard]] static Result<void> migrate(NativeQueue q, const NativeMem& mem, Migration to, const Sync& sync) noexcept;
-  /// Maps `bytes` bytes at byte `offset` (blocking); returns the host address.
+  /// Maps `bytes` bytes at byte `offset` after `sync.waits` (blocking; sync.out is ignored); returns the host address.
   [[nodiscard]] static Result<void*> map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
-                                         std::size_t bytes) noexcept;
-  /// Unmaps an address returned by map().
-  [[nodiscard]] static Result<void> unmap(NativeQueue q, const NativeMem& mem, void* mapped) noexcept;
+                                         std::size_t bytes, const Sync& sync) noexcept;
+  /// Unmaps an address returned by map(); blocking, or async when sync.out is set.
+  [[nodiscard]] static Result<void> unmap(NativeQueue q, const NativeMem& mem, void* mapped, const Sync& sync) noexcept;
+  /// A command that completes when every command enqueued on `q` before it has (and sync.waits).
+  [[nodiscard]] static Result<void> marker(NativeQueue q, const Sync& sync) noexcept;
 
   /// Waits for an event. Never fails on the host.
   [[nodiscard]] static Result<void> event_wait(NativeEvent e) noexcept;
   /// True when the event's command has completed.
   [[nodiscard]] static Result<bool> event_complete(NativeEvent e) noexcept;
+  /// Takes one more reference to an event (each reference is dropped by event_release).
+  static void event_retain(NativeEvent e) noexcept;
   /// Releases an event.
   static void event_release(NativeEvent e) noexcept;
 };

@@ -60,6 +60,9 @@ struct OpenCL {
   };
 
   static constexpr const char* name = "opencl";  ///< backend name
+  /// Commands run asynchronously on the device: the common layer records pending commands per
+  /// buffer so commands on other queues, and the next owner of pooled memory, wait for them.
+  static constexpr bool completes_at_enqueue = false;
 
   /// Opens the emulated device; fills `info`. Errc: invalid_argument (bad index or EDGEMEM_DEVICE), unsupported (no such device type), backend_failure.
   [[nodiscard]] static Result<NativeContext> context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept;
@@ -86,7 +89,8 @@ struct OpenCL {
   /// Releases a memory object from mem_create, mem_sub or mem_adopt.
   static void mem_release(NativeMem& mem) noexcept;
 
-  /// Writes `bytes` bytes from `src` at byte `offset`.
+  /// Writes `bytes` bytes from `src` at byte `offset`. Blocking (sync.out null): the write has
+  /// completed on the device when it returns, not only copied out of `src`.
   [[nodiscard]] static Result<void> write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src,
                                           std::size_t bytes, const Sync& sync) noexcept;
   /// Reads `bytes` bytes at byte `offset` into `dst`.
@@ -110,16 +114,21 @@ struct OpenCL {
                                               const CopyRect& rect, const Sync& sync) noexcept;
   /// Migrates contents; clEnqueueMigrateMemObjects; Errc: unsupported before OpenCL 1.2.
   [[nodiscard]] static Result<void> migrate(NativeQueue q, const NativeMem& mem, Migration to, const Sync& sync) noexcept;
-  /// Maps `bytes` bytes at byte `offset` (blocking); returns the host address.
+  /// Maps `bytes` bytes at byte `offset` after `sync.waits` (blocking; sync.out is ignored); returns the host address.
   [[nodiscard]] static Result<void*> map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
-                                         std::size_t bytes) noexcept;
-  /// Unmaps an address returned by map().
-  [[nodiscard]] static Result<void> unmap(NativeQueue q, const NativeMem& mem, void* mapped) noexcept;
+                                         std::size_t bytes, const Sync& sync) noexcept;
+  /// Unmaps an address returned by map(); blocking (the write-back has completed when it returns), or
+  /// async when sync.out is set.
+  [[nodiscard]] static Result<void> unmap(NativeQueue q, const NativeMem& mem, void* mapped, const Sync& sync) noexcept;
+  /// clEnqueueMarkerWithWaitList: completes when every command enqueued on `q` before it has.
+  [[nodiscard]] static Result<void> marker(NativeQueue q, const Sync& sync) noexcept;
 
   /// Waits for an event. Errc: as the driver answers (see opencl/cl_error.cpp).
   [[nodiscard]] static Result<void> event_wait(NativeEvent e) noexcept;
   /// True when the event's command has completed.
   [[nodiscard]] static Result<bool> event_complete(NativeEvent e) noexcept;
+  /// clRetainEvent: one more reference (each is dropped by event_release).
+  static void event_retain(NativeEvent e) noexcept;
   /// Releases an event.
   static void event_release(NativeEvent e) noexcept;
 };

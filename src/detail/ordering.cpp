@@ -1,0 +1,117 @@
+// The per-root table of pending commands (see ordering.hpp).
+#include "detail/ordering.hpp"
+
+#include <mutex>
+
+namespace edgemem::detail {
+
+namespace {
+
+bool conflicts(const PendingCommand& e, ByteRange r, bool writes) noexcept {
+  return (writes || e.writes) && intersects(ByteRange{e.begin, e.end}, r);
+}
+
+ByteRange root_range(const MemUse& use) noexcept {
+  return ByteRange{use.node->origin + use.range.begin, use.node->origin + use.range.end};
+}
+
+void erase(PendingTable& t, std::size_t i) noexcept {
+  Backend::event_release(t.entries[i].event);
+  for (std::size_t j = i + 1; j < t.count; ++j) t.entries[j - 1] = t.entries[j];  // keeps age order
+  --t.count;
+}
+
+/// Makes room for one entry of `queue`: drops completed entries, else merges the newest entry of
+/// `queue` into `grow` (returning its index), else waits for the oldest entry and drops it.
+/// Returns max_pending_per_root when a slot was freed.
+std::size_t make_room(PendingTable& t, std::uint64_t queue) noexcept {
+  for (std::size_t i = t.count; i-- > 0;) {
+    auto done = Backend::event_complete(t.entries[i].event);
+    if (!done || *done) erase(t, i);  // a failed command has ended too
+  }
+  if (t.count < max_pending_per_root) return max_pending_per_root;
+  for (std::size_t i = t.count; i-- > 0;)
+    if (t.entries[i].queue == queue) return i;
+  (void)Backend::event_wait(t.entries[0].event);  // 16 queues pending on one root: the rare slow path
+  erase(t, 0);
+  return max_pending_per_root;
+}
+
+}  // namespace
+
+OrderWaits::~OrderWaits() {
+  for (std::size_t i = 0; i < count_; ++i) Backend::event_release(events_[i]);
+}
+
+void OrderWaits::collect(std::uint64_t queue, const MemUse& use) noexcept {
+  if (use.node == nullptr) return;
+  PendingTable* t = use.node->root->pending;
+  if (t == nullptr) return;
+  const ByteRange r = root_range(use);
+  std::lock_guard<std::mutex> lock(use.node->root->map_lock);
+  for (std::size_t i = 0; i < t->count; ++i) {
+    const PendingCommand& e = t->entries[i];
+    if (e.queue == queue || !conflicts(e, r, use.writes)) continue;
+    bool seen = false;
+    for (std::size_t j = 0; j < count_ && !seen; ++j) seen = events_[j] == e.event;
+    if (seen || count_ == max_order_waits) continue;
+    Backend::event_retain(e.event);
+    events_[count_++] = e.event;
+  }
+}
+
+std::size_t OrderWaits::copy_to(Backend::NativeEvent* out) const noexcept {
+  for (std::size_t i = 0; i < count_; ++i) out[i] = events_[i];
+  return count_;
+}
+
+void record_pending(std::uint64_t queue, const MemUse& use, Backend::NativeEvent event) noexcept {
+  if (use.node == nullptr) return;
+  PendingTable* t = use.node->root->pending;
+  if (t == nullptr) return;
+  ByteRange r = root_range(use);
+  bool writes = use.writes;
+  std::lock_guard<std::mutex> lock(use.node->root->map_lock);
+  // Earlier commands of the same queue inside this range complete before this one: this entry stands
+  // for them (keeping their write flag, so a reader on another queue still waits).
+  for (std::size_t i = t->count; i-- > 0;) {
+    const PendingCommand& e = t->entries[i];
+    if (e.queue == queue && e.begin >= r.begin && e.end <= r.end) {
+      writes = writes || e.writes;
+      erase(*t, i);
+    }
+  }
+  std::size_t at = t->count;
+  if (at == max_pending_per_root) {
+    const std::size_t merge = make_room(*t, queue);
+    if (merge != max_pending_per_root) {  // widen the newest same-queue entry: later, wider, still correct
+      PendingCommand& e = t->entries[merge];
+      r = ByteRange{e.begin < r.begin ? e.begin : r.begin, e.end > r.end ? e.end : r.end};
+      writes = writes || e.writes;
+      erase(*t, merge);
+    }
+    at = t->count;
+  }
+  Backend::event_retain(event);
+  t->entries[at] = PendingCommand{r.begin, r.end, queue, event, writes};
+  ++t->count;
+}
+
+void forget_completed(std::uint64_t queue, const MemUse& use) noexcept {
+  if (use.node == nullptr) return;
+  PendingTable* t = use.node->root->pending;
+  if (t == nullptr) return;
+  std::lock_guard<std::mutex> lock(use.node->root->map_lock);
+  for (std::size_t i = t->count; i-- > 0;)
+    if (t->entries[i].queue == queue) erase(*t, i);
+}
+
+PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); }
+
+void destroy_pending_table(PendingTable* table) noexcept {
+  if (table == nullptr) return;
+  for (std::size_t i = 0; i < table->count; ++i) Backend::event_release(table->entries[i].event);
+  destroy_node(table);
+}
+
+}  // namespace edgemem::detail
