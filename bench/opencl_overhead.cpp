@@ -103,6 +103,30 @@ int main(int argc, char** argv) {
            },
            finish);
 
+  // Ordering across queues: a write on queue A, then a write of the same bytes on queue B. Raw OpenCL
+  // needs the caller to pass A's event in B's wait list; edgemem adds it itself (its cost: the record
+  // of A's command on the buffer and the look-up for B's).
+  auto q2 = Queue::create(*ctx);
+  if (!q2) return 1;
+  cl_command_queue cq2 = q2->native();
+  run_case("write_4B_async_then_other_queue", small_reps,
+           [&] {
+             cl_event a = nullptr, b = nullptr;
+             check(clEnqueueWriteBuffer(cq, small_mem, CL_FALSE, 0, 4, &word, 0, nullptr, &a) == CL_SUCCESS, "raw write A");
+             check(clEnqueueWriteBuffer(cq2, small_mem, CL_FALSE, 0, 4, &word, 1, &a, &b) == CL_SUCCESS, "raw write B");
+             clReleaseEvent(a);
+             clReleaseEvent(b);
+           },
+           [&] {
+             auto a = q->write_async(*small_buf, 0, &word, 4);
+             auto b = q2->write_async(*small_buf, 0, &word, 4);
+             check(a.has_value() && b.has_value(), "write_async A then B");
+           },
+           [&] {
+             clFinish(cq);
+             clFinish(cq2);
+           });
+
   run_case("write_64MiB", big_reps,
            [&] { check(clEnqueueWriteBuffer(cq, big_mem, CL_TRUE, 0, big, host.data(), 0, nullptr, nullptr) == CL_SUCCESS, "raw write 64M"); },
            [&] { check(q->write(*big_buf, 0, host.data(), big).has_value(), "write 64M"); }, nothing);
