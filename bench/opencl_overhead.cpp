@@ -109,13 +109,16 @@ int main(int argc, char** argv) {
   auto q2 = Queue::create(*ctx);
   if (!q2) return 1;
   cl_command_queue cq2 = q2->native();
+  // (The raw loop keeps B's last event for A's next write, as correct code must: both write one range.)
+  cl_event raw_b = nullptr;
   run_case("write_4B_async_then_other_queue", small_reps,
            [&] {
-             cl_event a = nullptr, b = nullptr;
-             check(clEnqueueWriteBuffer(cq, small_mem, CL_FALSE, 0, 4, &word, 0, nullptr, &a) == CL_SUCCESS, "raw write A");
-             check(clEnqueueWriteBuffer(cq2, small_mem, CL_FALSE, 0, 4, &word, 1, &a, &b) == CL_SUCCESS, "raw write B");
+             cl_event a = nullptr;
+             check(clEnqueueWriteBuffer(cq, small_mem, CL_FALSE, 0, 4, &word, raw_b != nullptr ? 1 : 0,
+                                        raw_b != nullptr ? &raw_b : nullptr, &a) == CL_SUCCESS, "raw write A");
+             if (raw_b != nullptr) clReleaseEvent(raw_b);
+             check(clEnqueueWriteBuffer(cq2, small_mem, CL_FALSE, 0, 4, &word, 1, &a, &raw_b) == CL_SUCCESS, "raw write B");
              clReleaseEvent(a);
-             clReleaseEvent(b);
            },
            [&] {
              auto a = q->write_async(*small_buf, 0, &word, 4);
@@ -126,6 +129,7 @@ int main(int argc, char** argv) {
              clFinish(cq);
              clFinish(cq2);
            });
+  if (raw_b != nullptr) clReleaseEvent(raw_b);
 
   run_case("write_64MiB", big_reps,
            [&] { check(clEnqueueWriteBuffer(cq, big_mem, CL_TRUE, 0, big, host.data(), 0, nullptr, nullptr) == CL_SUCCESS, "raw write 64M"); },

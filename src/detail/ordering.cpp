@@ -46,7 +46,7 @@ OrderWaits::~OrderWaits() {
 void OrderWaits::collect(std::uint64_t queue, const MemUse& use) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
-  if (t == nullptr) return;
+  if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
   const ByteRange r = root_range(use);
   std::lock_guard<std::mutex> lock(use.node->root->map_lock);
   for (std::size_t i = 0; i < t->count; ++i) {
@@ -100,7 +100,7 @@ void record_pending(std::uint64_t queue, const MemUse& use, Backend::NativeEvent
 void forget_completed(std::uint64_t queue, const MemUse& use) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
-  if (t == nullptr) return;
+  if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
   std::lock_guard<std::mutex> lock(use.node->root->map_lock);
   for (std::size_t i = t->count; i-- > 0;)
     if (t->entries[i].queue == queue) erase(*t, i);

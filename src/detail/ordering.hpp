@@ -6,6 +6,7 @@
 // owner: that owner's first command (or map) waits for them automatically (stream-ordered release).
 // Backends whose commands complete at enqueue (host) keep no table at all.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -33,7 +34,9 @@ struct PendingCommand {
 /// The table of a root (MemNode::pending); guarded by the root's map_lock.
 struct PendingTable {
   PendingCommand entries[max_pending_per_root];
-  std::size_t count = 0;
+  /// Entries in use. Written under the lock; read without it only to skip an empty table (a command
+  /// racing another thread's record is not ordered after it in any case).
+  std::atomic<std::size_t> count{0};
 };
 
 /// Whether the active backend needs the table (false: commands complete at enqueue).

@@ -24,7 +24,8 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 /// Checks `waits` against queue `q`, then runs `command(sync)` on memory uses `a` and `b` (b.node may
 /// be null). The command also waits for commands of other queues that still reach its bytes in a
 /// conflicting way; an async command (`out` non-null, its event lands there) is recorded on the roots
-/// it touches, a blocking one has completed on return, and with it every earlier command of `q`.
+/// it touches, and so is a blocking one that may still run on the device (Backend::Sync::pending);
+/// any other blocking one has completed on return, and with it every earlier command of `q`.
 /// Errc: released / exhausted / invalid_argument (wait list), or the command's own.
 template <class Command>
 Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
@@ -41,11 +42,15 @@ Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse
     if (b.node != nullptr) order.collect(q->serial, b);
     sync.wait_count += order.copy_to(natives + sync.wait_count);
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    Backend::NativeEvent still_running{};
+    if (out == nullptr) sync.pending = &still_running;
     EDGEMEM_TRY(command(sync));
+    const bool pending = out != nullptr || still_running != Backend::NativeEvent{};
     for (const MemUse* u : {&a, &b}) {
-      if (out != nullptr) record_pending(q->serial, *u, produced);
+      if (pending) record_pending(q->serial, *u, out != nullptr ? produced : still_running);
       else forget_completed(q->serial, *u);
     }
+    if (still_running != Backend::NativeEvent{}) Backend::event_release(still_running);
   } else {
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
     EDGEMEM_TRY(command(sync));

@@ -22,8 +22,10 @@ Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offs
   const cl::WaitList w = cl::waits_of(sync);
   if (sync.out != nullptr)
     return cl::check(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events, sync.out));
-  // A blocking write may return once `src` is copied out, before the device has the bytes; its event
-  // says when it has, so a command on another queue never reads the old bytes.
+  // A blocking write may return once `src` is copied out, before the device has the bytes: its event
+  // goes to sync.pending (commands on other queues wait for it), or is waited for here.
+  if (sync.pending != nullptr)
+    return cl::check(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, sync.pending));
   cl_event e = nullptr;
   EDGEMEM_TRY(cl::check(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
   auto done = cl::wait_event(e);

@@ -34,6 +34,10 @@ struct Host {
     const NativeEvent* waits = nullptr;  ///< events to wait for
     std::size_t wait_count = 0;          ///< number of events in `waits`
     NativeEvent* out = nullptr;          ///< null: blocking; otherwise receives the command's event
+    /// Blocking commands only, optional: a command that may still run on the device after its blocking
+    /// call returns (OpenCL's blocking write, done once the host bytes are copied out) stores its event
+    /// here instead of waiting for it; any other command leaves it untouched.
+    NativeEvent* pending = nullptr;
   };
   /// What mem_create should make.
   struct MemDesc {

@@ -38,6 +38,10 @@ struct OpenCL {
     const NativeEvent* waits = nullptr;  ///< events to wait for
     std::size_t wait_count = 0;          ///< number of events in `waits`
     NativeEvent* out = nullptr;          ///< null: blocking; otherwise receives the command's event
+    /// Blocking commands only, optional: a command that may still run on the device after its blocking
+    /// call returns (OpenCL's blocking write, done once the host bytes are copied out) stores its event
+    /// here instead of waiting for it; any other command leaves it untouched.
+    NativeEvent* pending = nullptr;
   };
   /// What mem_create should make.
   struct MemDesc {
@@ -89,8 +93,9 @@ struct OpenCL {
   /// Releases a memory object from mem_create, mem_sub or mem_adopt.
   static void mem_release(NativeMem& mem) noexcept;
 
-  /// Writes `bytes` bytes from `src` at byte `offset`. Blocking (sync.out null): the write has
-  /// completed on the device when it returns, not only copied out of `src`.
+  /// Writes `bytes` bytes from `src` at byte `offset`. Blocking (sync.out null): `src` may be reused on
+  /// return; the device write may still run, and its event goes to sync.pending, or without one the
+  /// call waits for it.
   [[nodiscard]] static Result<void> write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src,
                                           std::size_t bytes, const Sync& sync) noexcept;
   /// Reads `bytes` bytes at byte `offset` into `dst`.
