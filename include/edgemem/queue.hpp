@@ -7,6 +7,17 @@
 /// host-access flags (Errc::invalid_argument), open mappings (Errc::busy), wait list
 /// (Errc::released for a released event, Errc::invalid_argument for an event of another context,
 /// Errc::exhausted past 32 events).
+///
+/// Threads: one Queue may be used from several threads at once (as an OpenCL queue may); commands from
+/// two threads on one queue run in the order they were enqueued.
+/// Ordering across queues (automatic): a command, map or unmap that touches bytes a command on another
+/// queue of the same context still writes (or, for one that writes, still reads) waits for that command
+/// without a wait list; order on one queue is the queue's own. Memory whose last handle goes while
+/// commands still reach it returns to its pool, ring or heap at once and carries those commands to its
+/// next owner, whose first command waits for them. A blocking call has completed when it returns (a
+/// blocking write: `src` may be reused; the device write is ordered before every later command). Your
+/// own kernels on native() handles are outside this: order them with events, or end a buffer's use on a
+/// queue with Buffer::release(const Queue&).
 #pragma once
 #include <cstddef>
 
