@@ -345,6 +345,25 @@ def _():
     return out
 
 
+@seed("migrate-discard")
+def _():
+    """to_device_discard leaves the whole root allocation undefined (the model compares none of its
+    bytes until they are written again), on a root, a sub-buffer, a pool block and a heap buffer;
+    to_host and to_device keep the contents."""
+    return [op("create", 0, n0=4096), op("write", 0, n1=4096, seed=130), op("sub", 1, 0, n0=1024, n1=1024),
+            op("migrate", 1, migration=2), op("read", 0, n1=4096), op("write", 1, n1=512, seed=131),
+            op("read", 1, n1=1024), op("read", 0, n1=4096), op("write", 0, n1=4096, seed=132),
+            op("migrate", 0, migration=1), op("read", 0, n1=4096), op("migrate", 0, migration=0),
+            op("read", 1, n1=1024), op("migrate", 0, 2, migration=2, async_=True, keep=True),
+            op("write", 0, n0=2048, n1=2048, seed=133, async_=True, m=0b0100), op("read", 0, n1=4096),
+            op("pool_init", n0=256, count=2), op("pool_acquire", 2), op("pool_acquire", 3),
+            op("write", 2, n1=256, seed=134), op("write", 3, n1=256, seed=135), op("migrate", 3, migration=2),
+            op("read", 2, n1=256), op("read", 3, n1=256), op("write", 3, n1=256, seed=136), op("read", 3, n1=256),
+            op("heap_init", n0=1024, count=4), op("heap_from_host", 4, n0=1024, seed=137),
+            op("migrate", 4, migration=2, async_=True), op("read", 4, n1=1024), op("write", 4, n1=1024, seed=138),
+            op("read", 4, n1=1024), op("migrate", 4, migration=3), op("finish")]
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     os.makedirs(out_dir, exist_ok=True)
