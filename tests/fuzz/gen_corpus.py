@@ -374,6 +374,26 @@ def _():
             op("read", 4, n1=1024), op("migrate", 4, migration=3), op("finish")]
 
 
+@seed("copy-rect-one-buffer")
+def _():
+    """copy_rect and copy within one buffer (equal pitches, disjoint regions: one command on OpenCL,
+    not row by row) on a root buffer, with a sub-buffer, a pool block and heap buffers in the other
+    slots, so a one-byte change of a slot gives the same on those; copy_rect between two of them."""
+    r = lambda s0, s1, reg: (s0, s1, reg)
+    cols = r(side(0, 0, 0, rp=64), side(32, 0, 0, rp=64), (16, 8, 1))
+    rows = r(side(0, 1, 0, rp=64), side(16, 0, 0, rp=64), (16, 7, 1))
+    slabs = r(side(0, 0, 0, rp=64, sp=4), side(32, 0, 0, rp=64, sp=4), (16, 4, 2))
+    narrow = r(side(0, 1, 0, rp=64), side(16, 0, 0, rp=32), (8, 7, 1))
+    return [op("create", 0, n0=4096), op("write", 0, n1=4096, seed=150), op("sub", 1, 0, n0=1024, n1=1024),
+            op("pool_init", n0=256, count=2), op("pool_acquire", 2), op("write", 2, n1=256, seed=151),
+            op("heap_init", n0=1024, count=4), op("heap_from_host", 3, n0=1024, seed=152),
+            op("heap_create", 4, n0=1024), op("copy_rect", 0, 0, rect=cols), op("read", 0, n1=4096),
+            op("copy_rect", 0, 0, async_=True, rect=rows), op("copy_rect", 0, 0, rect=slabs), op("read", 0, n1=4096),
+            op("copy_rect", 4, 3, rect=cols), op("copy_rect", 2, 1, async_=True, rect=narrow), op("read", 4, n1=1024),
+            op("read", 2, n1=256), op("copy", 0, 0, n0=0, n1=2048, n2=1024), op("copy", 1, 1, n0=0, n1=512, n2=512),
+            op("copy", 3, 3, n0=512, n1=0, n2=256, async_=True), op("read", 1, n1=1024), op("read", 3, n1=1024)]
+
+
 @regress("copy-rect-same-sub-buffer")
 def _():
     """Issue item 4: copy_rect with one sub-buffer as source and destination (equal pitches,
