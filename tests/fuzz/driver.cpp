@@ -14,6 +14,7 @@
 // and offsets (see number()). Rect: per side x, y, z, row pitch, slice pitch bytes; region x, y, z.
 #include "driver.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdarg>
 #include <cstdio>
@@ -30,6 +31,7 @@ namespace {
 
 constexpr std::size_t kMaxOps = 200;
 constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+constexpr unsigned kMigrationToDeviceDiscard = 2;  ///< Migration::to_device_discard
 
 // ---- input decoding ------------------------------------------------------------------------
 
@@ -762,6 +764,14 @@ void apply(const Args& a) {
       }
       break;
     case op_migrate:
+      if (a.migration == kMigrationToDeviceDiscard) {
+        // CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED: the contents are undefined afterwards (NVIDIA's
+        // driver really drops them). The whole root allocation, not only the migrated range: the
+        // spec says nothing about sub-buffers, and PoCL migrates a sub-buffer's parent instead.
+        MRoot& r = m.root_of(node_of(a.a, "migrate"));
+        std::fill(r.defined.begin(), r.defined.end(), std::uint8_t{0});
+      }
+      break;
     case op_finish:
     case kOpCount:
       break;

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the seed corpus of the differential fuzzer (tests/fuzz/corpus/seed-*.bin).
+"""Writes the seed corpus of the differential fuzzer (tests/fuzz/corpus/seed-*.bin) and the
+regression inputs written by hand (tests/fuzz/corpus/regress-*.bin listed in REGRESS below).
 
 Each seed is a short, meaningful operation sequence in the input format of driver.cpp, so the
 fuzzer starts from inputs that reach every operation and its documented error paths. The seeds
 are committed; re-run this script only after changing the input format or adding seeds:
     python3 tests/fuzz/gen_corpus.py [OUT_DIR]     (default: tests/fuzz/corpus)
-Regression inputs found by the fuzzer live next to them as regress-*.bin and are never rewritten.
+Regression inputs found by the fuzzer live next to them as regress-*.bin and are never rewritten;
+those written here reproduce a reported bug and come out byte for byte the same on every run.
 """
 import os
 import random
@@ -76,11 +78,19 @@ def op(name, a=0, b=0, m=0, n0=0, n1=0, n2=0, *, async_=False, null=False, wide=
 
 
 SEEDS = {}
+REGRESS = {}
 
 
 def seed(name):
     def wrap(fn):
         SEEDS[name] = fn
+        return fn
+    return wrap
+
+
+def regress(name):
+    def wrap(fn):
+        REGRESS[name] = fn
         return fn
     return wrap
 
@@ -345,14 +355,79 @@ def _():
     return out
 
 
+@seed("migrate-discard")
+def _():
+    """to_device_discard leaves the whole root allocation undefined (the model compares none of its
+    bytes until they are written again), on a root, a sub-buffer, a pool block and a heap buffer;
+    to_host and to_device keep the contents."""
+    return [op("create", 0, n0=4096), op("write", 0, n1=4096, seed=130), op("sub", 1, 0, n0=1024, n1=1024),
+            op("migrate", 1, migration=2), op("read", 0, n1=4096), op("write", 1, n1=512, seed=131),
+            op("read", 1, n1=1024), op("read", 0, n1=4096), op("write", 0, n1=4096, seed=132),
+            op("migrate", 0, migration=1), op("read", 0, n1=4096), op("migrate", 0, migration=0),
+            op("read", 1, n1=1024), op("migrate", 0, 2, migration=2, async_=True, keep=True),
+            op("write", 0, n0=2048, n1=2048, seed=133, async_=True, m=0b0100), op("read", 0, n1=4096),
+            op("pool_init", n0=256, count=2), op("pool_acquire", 2), op("pool_acquire", 3),
+            op("write", 2, n1=256, seed=134), op("write", 3, n1=256, seed=135), op("migrate", 3, migration=2),
+            op("read", 2, n1=256), op("read", 3, n1=256), op("write", 3, n1=256, seed=136), op("read", 3, n1=256),
+            op("heap_init", n0=1024, count=4), op("heap_from_host", 4, n0=1024, seed=137),
+            op("migrate", 4, migration=2, async_=True), op("read", 4, n1=1024), op("write", 4, n1=1024, seed=138),
+            op("read", 4, n1=1024), op("migrate", 4, migration=3), op("finish")]
+
+
+@seed("copy-rect-one-buffer")
+def _():
+    """copy_rect and copy within one buffer (equal pitches, disjoint regions: one command on OpenCL,
+    not row by row) on a root buffer, with a sub-buffer, a pool block and heap buffers in the other
+    slots, so a one-byte change of a slot gives the same on those; copy_rect between two of them."""
+    r = lambda s0, s1, reg: (s0, s1, reg)
+    cols = r(side(0, 0, 0, rp=64), side(32, 0, 0, rp=64), (16, 8, 1))
+    rows = r(side(0, 1, 0, rp=64), side(16, 0, 0, rp=64), (16, 7, 1))
+    slabs = r(side(0, 0, 0, rp=64, sp=4), side(32, 0, 0, rp=64, sp=4), (16, 4, 2))
+    narrow = r(side(0, 1, 0, rp=64), side(16, 0, 0, rp=32), (8, 7, 1))
+    return [op("create", 0, n0=4096), op("write", 0, n1=4096, seed=150), op("sub", 1, 0, n0=1024, n1=1024),
+            op("pool_init", n0=256, count=2), op("pool_acquire", 2), op("write", 2, n1=256, seed=151),
+            op("heap_init", n0=1024, count=4), op("heap_from_host", 3, n0=1024, seed=152),
+            op("heap_create", 4, n0=1024), op("copy_rect", 0, 0, rect=cols), op("read", 0, n1=4096),
+            op("copy_rect", 0, 0, async_=True, rect=rows), op("copy_rect", 0, 0, rect=slabs), op("read", 0, n1=4096),
+            op("copy_rect", 4, 3, rect=cols), op("copy_rect", 2, 1, async_=True, rect=narrow), op("read", 4, n1=1024),
+            op("read", 2, n1=256), op("copy", 0, 0, n0=0, n1=2048, n2=1024), op("copy", 1, 1, n0=0, n1=512, n2=512),
+            op("copy", 3, 3, n0=512, n1=0, n2=256, async_=True), op("read", 1, n1=1024), op("read", 3, n1=1024)]
+
+
+@regress("copy-rect-same-sub-buffer")
+def _():
+    """Issue item 4: copy_rect with one sub-buffer as source and destination (equal pitches,
+    disjoint regions) crashed inside PoCL's clEnqueueCopyBufferRect (SEGV), blocking and async: a
+    sub(), a sub of a sub, a pool block, a heap buffer from create_buffer and one from
+    create_buffer_from_host. Sub-buffer origins and heap pages are multiples of 512 bytes, so the
+    input means the same with host_base_align=512 (the H100's base alignment)."""
+    r = lambda s0, s1, reg: (s0, s1, reg)
+    cols = r(side(0, 0, 0, rp=64), side(32, 0, 0, rp=64), (16, 8, 1))   # columns 0-15 -> 32-47
+    rows = r(side(0, 1, 0, rp=64), side(16, 0, 0, rp=64), (16, 7, 1))   # rows 1-7 -> rows 0-6, x 16
+    slabs = r(side(0, 0, 0, rp=64, sp=4), side(32, 0, 0, rp=64, sp=4), (16, 4, 2))
+    small = r(side(0, 0, 0, rp=32), side(16, 0, 0, rp=32), (8, 8, 1))
+    return [op("create", 0, n0=4096), op("write", 0, n1=4096, seed=140), op("sub", 1, 0, n0=1024, n1=1024),
+            op("copy_rect", 1, 1, rect=cols), op("read", 1, n1=1024), op("read", 0, n1=4096),
+            op("copy_rect", 1, 1, async_=True, rect=rows), op("read", 1, n1=1024),
+            op("sub", 5, 1, n0=512, n1=512), op("copy_rect", 5, 5, rect=slabs), op("read", 0, n1=4096),
+            op("pool_init", n0=256, count=2), op("pool_acquire", 2), op("write", 2, n1=256, seed=141),
+            op("copy_rect", 2, 2, rect=small), op("read", 2, n1=256),
+            op("copy_rect", 2, 2, async_=True, rect=small), op("read", 2, n1=256),
+            op("heap_init", n0=1024, count=4), op("heap_create", 3, n0=1024), op("write", 3, n1=1024, seed=142),
+            op("copy_rect", 3, 3, rect=cols), op("read", 3, n1=1024),
+            op("heap_from_host", 4, n0=1024, seed=143), op("copy_rect", 4, 4, async_=True, rect=rows),
+            op("read", 4, n1=1024), op("finish")]
+
+
 def main():
     out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus")
     os.makedirs(out_dir, exist_ok=True)
-    for name, fn in SEEDS.items():
-        data = b"".join(fn())
-        with open(os.path.join(out_dir, "seed-" + name + ".bin"), "wb") as f:
-            f.write(data)
-        print("seed-%s.bin: %d bytes" % (name, len(data)))
+    for prefix, table in (("seed-", SEEDS), ("regress-", REGRESS)):
+        for name, fn in table.items():
+            data = b"".join(fn())
+            with open(os.path.join(out_dir, prefix + name + ".bin"), "wb") as f:
+                f.write(data)
+            print("%s%s.bin: %d bytes" % (prefix, name, len(data)))
 
 
 if __name__ == "__main__":
