@@ -126,14 +126,20 @@ void read_then_drop_then_reuse(emt::Fixture& f, Source& src) {
 
 }  // namespace
 
+/// The three hand-over cases for one memory source.
+template <class Source>
+void hand_over_cases(emt::Fixture& f, Source& src) {
+  SUBCASE("the next owner writes") { write_then_drop_then_reuse(f, src, false); }
+  SUBCASE("the next owner maps write_discard") { write_then_drop_then_reuse(f, src, true); }
+  SUBCASE("a pending read keeps its bytes") { read_then_drop_then_reuse(f, src); }
+}
+
 TEST_CASE("two queues: a FixedPool block dropped with a write pending is ordered before its next owner") {
   emt::Fixture f;
   OneBlockPool src;
   auto init = src.pool.init(f.ctx, f.q, frame_bytes(), 1);
   REQUIRE_OK(init);
-  SUBCASE("the next owner writes") { write_then_drop_then_reuse(f, src, false); }
-  SUBCASE("the next owner maps write_discard") { write_then_drop_then_reuse(f, src, true); }
-  SUBCASE("a pending read keeps its bytes") { read_then_drop_then_reuse(f, src); }
+  hand_over_cases(f, src);
   CHECK(src.pool.stats().in_use == 0);
 }
 
@@ -142,9 +148,7 @@ TEST_CASE("two queues: a Heap run dropped with commands pending is ordered befor
   OneRunHeap src;
   auto init = src.heap.init(f.ctx, f.q, frame_bytes(), 1);
   REQUIRE_OK(init);
-  SUBCASE("the next owner writes") { write_then_drop_then_reuse(f, src, false); }
-  SUBCASE("the next owner maps write_discard") { write_then_drop_then_reuse(f, src, true); }
-  SUBCASE("a pending read keeps its bytes") { read_then_drop_then_reuse(f, src); }
+  hand_over_cases(f, src);
   CHECK(src.heap.free_pages() == 1);
 }
 
