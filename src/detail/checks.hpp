@@ -31,7 +31,8 @@ inline bool is_multiple_of(std::size_t value, std::size_t align) noexcept {
 Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, std::size_t limit,
                                    ByteRange& span) noexcept;
 
-/// True when two resolved rect sides of the same region share a byte; bases are byte offsets in one root.
+/// True when two resolved rect sides of the same region share a byte; bases are byte offsets in one root
+/// (or addresses). Exact (row against row), O(region.y * region.z).
 bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, const RectSide& b,
                    const Extent3& region) noexcept;
 
