@@ -99,6 +99,12 @@ bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange 
   return intersects(ByteRange{begin, begin + bytes}, host_range(n, r));
 }
 
+bool host_rect_overlap(const void* host, const Rect& rect, const MemNode* n) noexcept {
+  if (n->root->host == nullptr) return false;
+  return rects_overlap(reinterpret_cast<std::uintptr_t>(host), rect.host,
+                       reinterpret_cast<std::uintptr_t>(n->root->host) + n->origin, rect.buffer, rect.region);
+}
+
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept {
   if (has(flags, MemFlags::host_no_access) && (host_reads || host_writes))
     return fail(Errc::invalid_argument, "buffer was created host_no_access");
