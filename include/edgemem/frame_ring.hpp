@@ -113,7 +113,9 @@ class FrameRing {
   /// Bytes per frame (0 before init()).
   [[nodiscard]] std::size_t frame_bytes() const noexcept { return pool_.block_bytes(); }
   /// Drops unconsumed frames and frees the pool; init() may be called again. Idempotent.
-  /// Errc: busy (the producer or consumer still holds a frame; unconsumed frames are kept).
+  /// Errc: busy (the producer or consumer still holds a frame, or a sub-buffer or mapping of an
+  /// unconsumed frame is alive; nothing changes, unconsumed frames are kept). Not to be called while
+  /// another thread uses the ring.
   Result<void> release() noexcept { return core_.release(); }
 
  private:

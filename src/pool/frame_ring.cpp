@@ -103,6 +103,13 @@ Result<void> RingCore::release() noexcept {
   {
     std::lock_guard<std::mutex> lock(lock_);
     if (pool_.stats().in_use != size_) return fail(Errc::busy, "the producer or consumer still holds a frame");
+    // Check before dropping anything: an unconsumed frame returns to the pool only when the FIFO's
+    // handle and the pool's are its last references; a sub-buffer or mapping of it holds one more.
+    for (std::size_t i = 0; i < size_; ++i) {
+      const MemNode* n = fifo_[(head_ + i) % capacity_].buffer().node();
+      if (n->refs.load(std::memory_order_acquire) != n->owned_keep + 1)
+        return fail(Errc::busy, "a sub-buffer or mapping of an unconsumed frame is still alive");
+    }
   }
   clear();
   return pool_.release();
