@@ -35,7 +35,7 @@ enum class Overflow : std::uint8_t {
 
 /// Counters of a FrameRing (each read in O(1)).
 struct RingStats {
-  PoolStats pool;              ///< the frame pool's statistics
+  PoolStats pool;              ///< the frame pool's statistics (failed_acquires: refused acquire() calls)
   std::size_t published = 0;   ///< frames published
   std::size_t taken = 0;       ///< frames handed to the consumer
   std::size_t dropped = 0;     ///< published frames reused unconsumed (Overflow::drop_oldest)

@@ -26,14 +26,17 @@ PooledBuffer RingCore::pop_locked() noexcept {
 }
 
 Result<PooledBuffer> RingCore::acquire() noexcept {
-  auto frame = pool_.acquire();
+  auto frame = pool_.try_acquire();  // an empty pool is a failure only when no frame can be dropped
   if (frame || frame.error().code != Errc::exhausted) return frame;
-  std::lock_guard<std::mutex> lock(lock_);
-  if (policy_ == Overflow::drop_oldest && size_ != 0) {
-    ++dropped_;
-    return pop_locked();
+  {
+    std::lock_guard<std::mutex> lock(lock_);
+    if (policy_ == Overflow::drop_oldest && size_ != 0) {
+      ++dropped_;
+      return pop_locked();
+    }
+    ++refused_;
   }
-  ++refused_;
+  pool_.count_failed();
   return fail(Errc::exhausted, "no free frame: the consumer is behind");
 }
 

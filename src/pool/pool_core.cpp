@@ -117,10 +117,10 @@ Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t bloc
 }
 
 template <class Sync>
-bool PoolCore<Sync>::pop(std::uint32_t& slot) noexcept {
+bool PoolCore<Sync>::pop(std::uint32_t& slot, bool count_failure) noexcept {
   std::lock_guard<Lock> lock(lock_);
   if (head_ == kNone) {
-    if (count_ != 0) ++failed_;
+    if (count_failure && count_ != 0) ++failed_;
     return false;
   }
   slot = head_;
@@ -130,13 +130,29 @@ bool PoolCore<Sync>::pop(std::uint32_t& slot) noexcept {
 }
 
 template <class Sync>
-Result<PooledBuffer> PoolCore<Sync>::acquire() noexcept {
+Result<PooledBuffer> PoolCore<Sync>::take(bool count_failure) noexcept {
   if (count_ == 0) return fail(Errc::released, "pool is not initialised");
   std::uint32_t slot = 0;
-  if (!pop(slot)) return fail(Errc::exhausted, "every block of the pool is out");
+  if (!pop(slot, count_failure)) return fail(Errc::exhausted, "every block of the pool is out");
   MemNode* n = blocks()[slot].node();
   retain(n);
   return PooledBuffer(BufferAccess::adopt(n), slot);
+}
+
+template <class Sync>
+Result<PooledBuffer> PoolCore<Sync>::acquire() noexcept {
+  return take(true);
+}
+
+template <class Sync>
+Result<PooledBuffer> PoolCore<Sync>::try_acquire() noexcept {
+  return take(false);
+}
+
+template <class Sync>
+void PoolCore<Sync>::count_failed() noexcept {
+  std::lock_guard<Lock> lock(lock_);
+  if (count_ != 0) ++failed_;
 }
 
 template <class Sync>
