@@ -104,7 +104,8 @@ class FrameRing {
   [[nodiscard]] Result<void> publish(PooledBuffer&& frame) noexcept { return core_.publish(std::move(frame)); }
   /// Consumer: the oldest published frame. Errc: released (not initialised), exhausted (none published).
   [[nodiscard]] Result<PooledBuffer> take() noexcept { return core_.take(); }
-  /// Consumer: as take(), waiting up to `timeout` for a frame. Errc: released, exhausted (none in time).
+  /// Consumer: as take(), waiting up to `timeout` for a frame (a timeout too long for steady_clock to
+  /// add to now, such as nanoseconds::max(), waits forever). Errc: released, exhausted (none in time).
   [[nodiscard]] Result<PooledBuffer> take_for(std::chrono::nanoseconds timeout) noexcept {
     return core_.take_for(timeout);
   }

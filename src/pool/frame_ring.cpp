@@ -3,6 +3,7 @@
 #include <edgemem/frame_ring.hpp>
 
 #include "detail/nodes.hpp"
+#include "pool/deadline.hpp"
 
 namespace edgemem::detail {
 
@@ -69,9 +70,9 @@ Result<PooledBuffer> RingCore::take() noexcept {
 
 Result<PooledBuffer> RingCore::take_for(std::chrono::nanoseconds timeout) noexcept {
   if (!pool_.initialised()) return fail(Errc::released, "ring is not initialised");
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const Deadline deadline = deadline_after(timeout);  // saturated: a huge timeout waits forever
   std::unique_lock<std::mutex> lock(lock_);
-  if (!ready_.wait_until(lock, deadline, [this] { return size_ != 0; }))
+  if (!wait_until(ready_, lock, deadline, [this] { return size_ != 0; }))
     return fail(Errc::exhausted, "no frame was published before the timeout");
   ++taken_;
   return pop_locked();

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "detail/nodes.hpp"
+#include "pool/deadline.hpp"
 #include "pool/touch.hpp"
 
 namespace edgemem::detail {
@@ -162,7 +163,7 @@ Result<PooledBuffer> PoolCore<Sync>::acquire_for(std::chrono::nanoseconds timeou
     return acquire();
   } else {
     if (count_ == 0) return fail(Errc::released, "pool is not initialised");
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const Deadline deadline = deadline_after(timeout);  // saturated: a huge timeout waits forever
     std::uint32_t slot = 0;
     bool got = false;
     {
@@ -178,7 +179,7 @@ Result<PooledBuffer> PoolCore<Sync>::acquire_for(std::chrono::nanoseconds timeou
             got = true;
           }
         }
-        if (got || waiters_.cv.wait_until(wait, deadline) == std::cv_status::timeout) break;
+        if (got || !wait_until(waiters_.cv, wait, deadline)) break;
       }
       if (!got) {  // one last look after the timeout, then count the failure once
         std::lock_guard<Lock> lock(lock_);

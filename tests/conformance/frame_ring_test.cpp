@@ -215,6 +215,32 @@ TEST_CASE("FrameRing take_for and release") {
   CHECK(ring.stats().published == 0);
 }
 
+TEST_CASE("FrameRing::take_for(nanoseconds::max()) waits for a publish from another thread (threads)") {
+  emt::Fixture f;
+  FrameRing<2> ring;
+  REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 64));
+  // now + timeout used to overflow (UBSan) and answer exhausted at once.
+  CHECK_ERRC(ring.take_for(std::chrono::nanoseconds::min()), Errc::exhausted);
+  CHECK_ERRC(ring.take_for(std::chrono::nanoseconds::zero()), Errc::exhausted);
+  auto fr = ring.acquire();
+  REQUIRE_OK(fr);
+  CHECK(stamp(f.q, *fr, 77u));
+  std::atomic<bool> published{false};
+  bool publish_ok = false;
+  std::thread producer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    published.store(true);
+    publish_ok = static_cast<bool>(ring.publish(std::move(*fr)));
+  });
+  auto got = ring.take_for(std::chrono::nanoseconds::max());
+  const bool after_publish = published.load();
+  producer.join();
+  CHECK(publish_ok);
+  REQUIRE_OK(got);
+  CHECK(after_publish);
+  CHECK(first_word(f.q, *got) == 77u);
+}
+
 TEST_CASE("FrameRing: two threads, every frame arrives intact and in order") {
   emt::Fixture f;
   for (Overflow policy : {Overflow::refuse, Overflow::drop_oldest}) {
