@@ -56,7 +56,11 @@ struct Host {
 
   static constexpr const char* name = "host";  ///< backend name
 
-  /// Opens the emulated device; fills `info`. Errc: unsupported (gpu/accelerator asked), invalid_argument (index != 0).
+  /// One platform with one cpu device: `out.platforms` 1, `out.devices[0]` 1 for cpu and any, else 0. Never fails.
+  [[nodiscard]] static Result<void> device_census(DeviceType type, DeviceCensus& out) noexcept;
+  /// Opens the emulated device for a selector Context::create has resolved (platform 0, device -1 or 0,
+  /// cpu or any; EDGEMEM_DEVICE already applied); fills `info`. Errc: unsupported, invalid_argument
+  /// (a selector that was not resolved so).
   [[nodiscard]] static Result<NativeContext> context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept;
   /// Interop adoption has nothing to adopt on the host. Errc: invalid_argument (null handle), unsupported.
   [[nodiscard]] static Result<NativeContext> context_adopt(const NativeContext& native, DeviceInfo& info) noexcept;
