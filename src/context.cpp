@@ -44,7 +44,8 @@ Result<DeviceSelector> resolve(const DeviceSelector& requested) noexcept {
   EDGEMEM_TRY_ASSIGN(DeviceSelector sel, detail::apply_device_env(requested));
   DeviceCensus census;
   EDGEMEM_TRY(Backend::device_census(sel.type, census));
-  const unsigned platforms = census.platforms < DeviceCensus::max_platforms ? census.platforms : DeviceCensus::max_platforms;
+  const unsigned platforms =
+      census.platforms < DeviceCensus::max_platforms ? census.platforms : DeviceCensus::max_platforms;
   int first = -1;
   for (unsigned p = 0; p < platforms && first < 0; ++p)
     if (census.devices[p] != 0) first = static_cast<int>(p);

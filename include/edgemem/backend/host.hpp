@@ -51,7 +51,8 @@ struct Host {
     bool is_sub = false;                    ///< true for a sub-buffer: `parent` and `origin` are set
     NativeMem parent{};                    ///< for a sub-buffer: the buffer it was made from (not retained)
     std::size_t origin = 0;                 ///< for a sub-buffer: byte offset in `parent`
-    void* host = nullptr;                   ///< caller memory it uses (CL_MEM_USE_HOST_PTR), for a sub-buffer its parent's; else null
+    /// Caller memory it uses (CL_MEM_USE_HOST_PTR), for a sub-buffer its parent's; else null.
+    void* host = nullptr;
   };
 
   static constexpr const char* name = "host";  ///< backend name

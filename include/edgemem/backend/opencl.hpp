@@ -57,7 +57,9 @@ struct OpenCL {
     bool is_sub = false;                    ///< true for a sub-buffer: `parent` and `origin` are set
     NativeMem parent{};                    ///< for a sub-buffer: the buffer it was made from (not retained)
     std::size_t origin = 0;                 ///< for a sub-buffer: byte offset in `parent`
-    void* host = nullptr;                   ///< caller memory it uses (CL_MEM_USE_HOST_PTR): CL_MEM_HOST_PTR, for a sub-buffer its parent's (the sub-buffer's bytes start `origin` bytes in); else null
+    /// Caller memory it uses (CL_MEM_USE_HOST_PTR): its CL_MEM_HOST_PTR, for a sub-buffer its parent's
+    /// (the sub-buffer's bytes start `origin` bytes in); else null.
+    void* host = nullptr;
   };
 
   static constexpr const char* name = "opencl";  ///< backend name
