@@ -102,6 +102,9 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem) noe
   node->storage = a.storage;
   node->flags = a.flags;
   node->wrapped = a.wrapped;
+  // The overlap checks read the root's caller memory; an adopted sub-buffer's root is its adopted
+  // parent, which recorded the same memory.
+  if (parent == nullptr) node->host = static_cast<const std::byte*>(a.host);
   node->native = mem;
   detail::live_add(parent == nullptr ? detail::Live::buffer : detail::Live::sub_buffer, 1);
   return node;

@@ -1,5 +1,6 @@
 #include <edgemem/context.hpp>
 
+#include "detail/device_env.hpp"
 #include "detail/live.hpp"
 #include "detail/nodes.hpp"
 
@@ -34,12 +35,38 @@ Result<void> check_selector(const DeviceSelector& s) noexcept {
   return {};
 }
 
+/// The selection rule of DeviceSelector, decided here from the backend's census so that every backend
+/// answers a selector alike. Returns the selector to open: EDGEMEM_DEVICE applied, the platform index
+/// resolved, both indices naming something that exists. Errc: invalid_argument, unsupported, or the
+/// census's own failure.
+Result<DeviceSelector> resolve(const DeviceSelector& requested) noexcept {
+  EDGEMEM_TRY(check_selector(requested));
+  EDGEMEM_TRY_ASSIGN(DeviceSelector sel, detail::apply_device_env(requested));
+  DeviceCensus census;
+  EDGEMEM_TRY(Backend::device_census(sel.type, census));
+  const unsigned platforms =
+      census.platforms < DeviceCensus::max_platforms ? census.platforms : DeviceCensus::max_platforms;
+  int first = -1;
+  for (unsigned p = 0; p < platforms && first < 0; ++p)
+    if (census.devices[p] != 0) first = static_cast<int>(p);
+  if (first < 0) return fail(Errc::unsupported, "no device of the requested type on any platform");
+  if (sel.platform_index < 0) sel.platform_index = first;
+  if (static_cast<unsigned>(sel.platform_index) >= platforms)
+    return fail(Errc::invalid_argument, "platform index out of range");
+  const unsigned devices = census.devices[sel.platform_index];
+  if (devices == 0) return fail(Errc::invalid_argument, "the selected platform has no device of the requested type");
+  if (sel.device_index >= 0 && static_cast<unsigned>(sel.device_index) >= devices)
+    return fail(Errc::invalid_argument, "device index out of range for the requested type on the selected platform");
+  sel.ignore_environment = true;
+  return sel;
+}
+
 }  // namespace
 
 Result<Context> Context::create(const DeviceSelector& selector) noexcept {
-  EDGEMEM_TRY(check_selector(selector));
+  EDGEMEM_TRY_ASSIGN(const DeviceSelector sel, resolve(selector));
   EDGEMEM_TRY_ASSIGN(detail::ContextNode* n,
-                     open_node([&](DeviceInfo& info) { return Backend::context_create(selector, info); }));
+                     open_node([&](DeviceInfo& info) { return Backend::context_create(sel, info); }));
   return Context(n);
 }
 

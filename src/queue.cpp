@@ -54,6 +54,8 @@ Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::si
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
   if (offset % pattern_bytes != 0 || bytes % pattern_bytes != 0)
     return fail(Errc::misaligned, "fill offset and size must be multiples of the pattern size");
+  if (detail::host_overlap(pattern, pattern_bytes, n, ByteRange{offset, offset + bytes}))
+    return fail(Errc::overlap, "fill pattern lies in the caller memory the buffer wraps, in the filled range");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::Sync& s) {

@@ -32,6 +32,8 @@ Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, con
   if (src == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   ByteRange span;
   EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, src_bytes, span));
+  if (detail::host_rect_overlap(src, r, n))
+    return fail(Errc::overlap, "write_rect source rows overlap the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, true));
   return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::Sync& s) {
@@ -45,6 +47,8 @@ Result<void> enqueue_read_rect(QueueNode* q, const Buffer& src, const Rect& rect
   if (dst == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   ByteRange span;
   EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, dst_bytes, span));
+  if (detail::host_rect_overlap(dst, r, n))
+    return fail(Errc::overlap, "read_rect destination rows overlap the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, false));
   return detail::submit(q, waits, out, {n, span, false}, [&](const Backend::Sync& s) {

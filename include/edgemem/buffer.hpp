@@ -46,6 +46,7 @@ class Buffer {
   /// retained reference; the caller keeps and releases its own. An adopted sub-buffer brings its parent
   /// along as its root, so sub() and the mapping rules work across both. Adopting a cl_mem that another
   /// edgemem Buffer holds gives an independent handle: the mapping rules are not shared between the two.
+  /// A CL_MEM_USE_HOST_PTR buffer counts as wrapping its caller memory (the overlap checks of wrap apply).
   /// Errc: released (ctx),
   /// invalid_argument (null handle, other context), unsupported (not a buffer; host backend),
   /// out_of_host_memory, backend_failure.

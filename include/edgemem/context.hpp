@@ -24,10 +24,11 @@ struct UnreportedErrors {
 /// A device and its context.
 class Context {
  public:
-  /// Opens the device picked by `selector` (EDGEMEM_DEVICE=<platform>:<device> overrides its indices).
-  /// Errc: invalid_argument (index out of range or below -1, unknown DeviceType, malformed EDGEMEM_DEVICE),
-  /// unsupported (no device of that type),
-  /// out_of_host_memory, backend_failure.
+  /// Opens the device picked by `selector` (EDGEMEM_DEVICE=<platform>:<device> overrides its indices)
+  /// by the selection rule documented at DeviceSelector, the same on every backend.
+  /// Errc: invalid_argument (unknown DeviceType, index below -1, malformed EDGEMEM_DEVICE; or, a device
+  /// of that type existing, a platform or device index that names none), unsupported (no device of
+  /// that type on any platform, whatever the indices), out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Context> create(const DeviceSelector& selector = {}) noexcept;
   /// Interop: wraps a context made elsewhere (cl_context + one of its cl_device_ids on OpenCL), taking a
   /// retained reference; the caller keeps and releases its own. Errc: invalid_argument (null handle,

@@ -89,8 +89,9 @@ class FixedPool {
   /// stats().failed_acquires, nothing else changes).
   [[nodiscard]] Result<PooledBuffer> acquire() noexcept { return core_.acquire(); }
   /// As acquire(), but waits up to `timeout` for a block to come back (ThreadSafe; with SingleThread
-  /// nothing can come back meanwhile, so it does not wait). Errc: released, exhausted (still none
-  /// after `timeout`; counted once in stats().failed_acquires).
+  /// nothing can come back meanwhile, so it does not wait). A timeout too long for steady_clock to add
+  /// to now (nanoseconds::max(), for one) waits forever; one <= 0 does not wait. Errc: released,
+  /// exhausted (still none after `timeout`; counted once in stats().failed_acquires).
   [[nodiscard]] Result<PooledBuffer> acquire_for(std::chrono::nanoseconds timeout) noexcept {
     return core_.acquire_for(timeout);
   }

@@ -35,7 +35,7 @@ enum class Overflow : std::uint8_t {
 
 /// Counters of a FrameRing (each read in O(1)).
 struct RingStats {
-  PoolStats pool;              ///< the frame pool's statistics
+  PoolStats pool;              ///< the frame pool's statistics (failed_acquires: refused acquire() calls)
   std::size_t published = 0;   ///< frames published
   std::size_t taken = 0;       ///< frames handed to the consumer
   std::size_t dropped = 0;     ///< published frames reused unconsumed (Overflow::drop_oldest)
@@ -104,7 +104,8 @@ class FrameRing {
   [[nodiscard]] Result<void> publish(PooledBuffer&& frame) noexcept { return core_.publish(std::move(frame)); }
   /// Consumer: the oldest published frame. Errc: released (not initialised), exhausted (none published).
   [[nodiscard]] Result<PooledBuffer> take() noexcept { return core_.take(); }
-  /// Consumer: as take(), waiting up to `timeout` for a frame. Errc: released, exhausted (none in time).
+  /// Consumer: as take(), waiting up to `timeout` for a frame (a timeout too long for steady_clock to
+  /// add to now, such as nanoseconds::max(), waits forever). Errc: released, exhausted (none in time).
   [[nodiscard]] Result<PooledBuffer> take_for(std::chrono::nanoseconds timeout) noexcept {
     return core_.take_for(timeout);
   }
@@ -113,7 +114,9 @@ class FrameRing {
   /// Bytes per frame (0 before init()).
   [[nodiscard]] std::size_t frame_bytes() const noexcept { return pool_.block_bytes(); }
   /// Drops unconsumed frames and frees the pool; init() may be called again. Idempotent.
-  /// Errc: busy (the producer or consumer still holds a frame; unconsumed frames are kept).
+  /// Errc: busy (the producer or consumer still holds a frame, or a sub-buffer or mapping of an
+  /// unconsumed frame is alive; nothing changes, unconsumed frames are kept). Not to be called while
+  /// another thread uses the ring.
   Result<void> release() noexcept { return core_.release(); }
 
  private:

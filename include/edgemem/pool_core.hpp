@@ -86,6 +86,11 @@ class PoolCore : private NodeOwner {
   Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count, Storage storage,
                     MemFlags flags) noexcept;
   Result<PooledBuffer> acquire() noexcept;
+  /// As acquire(), but an empty pool is not counted in failed_acquires: for a caller with another way
+  /// to get a block (FrameRing's drop_oldest), which counts a real failure with count_failed().
+  Result<PooledBuffer> try_acquire() noexcept;
+  /// Counts one failed acquire in the statistics.
+  void count_failed() noexcept;
   Result<PooledBuffer> acquire_for(std::chrono::nanoseconds timeout) noexcept;
   PoolStats stats() const noexcept;
   Result<void> release() noexcept;
@@ -98,7 +103,8 @@ class PoolCore : private NodeOwner {
   static constexpr std::uint32_t kNone = UINT32_MAX;
 
   static void reclaim_block(NodeOwner* self, MemNode* node) noexcept;
-  bool pop(std::uint32_t& slot) noexcept;
+  bool pop(std::uint32_t& slot, bool count_failure) noexcept;
+  Result<PooledBuffer> take(bool count_failure) noexcept;
   void teardown() noexcept;
   Buffer* blocks() const noexcept { return static_cast<Buffer*>(blocks_storage_); }
 

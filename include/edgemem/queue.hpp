@@ -77,7 +77,8 @@ class Queue {
   /// Fills `bytes` bytes of `dst` at `offset` with a repeated pattern of `pattern_bytes` bytes
   /// (1, 2, 4, 8, 16, 32, 64 or 128). Errc: released, invalid_argument (pattern null or of another size,
   /// bytes 0, other context, host_read_only/host_no_access), out_of_range, misaligned (offset or bytes
-  /// not a multiple of pattern_bytes), busy.
+  /// not a multiple of pattern_bytes), overlap (the pattern's bytes lie in the caller memory a
+  /// Buffer::wrap `dst` uses, at the bytes filled), busy.
   [[nodiscard]] Result<void> fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                   std::size_t pattern_bytes) noexcept;
   /// Async fill(). Errc: as fill(), exhausted.
@@ -96,17 +97,21 @@ class Queue {
   /// Writes a rectangular region from host memory `src` (`src_bytes` long) into `dst`. Errc: released,
   /// invalid_argument (src null, a region extent 0, a pitch smaller than its row/slice, slice pitch not
   /// a multiple of row pitch, other context, host access flags), out_of_range (region past the buffer or
-  /// past `src_bytes`, overflow included), busy.
+  /// past `src_bytes`, overflow included), overlap (a row of the host side shares a byte with a row of
+  /// the buffer side in the caller memory a Buffer::wrap `dst` uses; rows, not bounding ranges, are
+  /// compared, in O(region.y * region.z)), busy.
   [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
   /// Async write_rect(). Errc: as write_rect(), exhausted.
   [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
                                                WaitList waits = {}) noexcept;
-  /// Reads a rectangular region of `src` into host memory `dst` (`dst_bytes` long). Errc: as write_rect().
+  /// Reads a rectangular region of `src` into host memory `dst` (`dst_bytes` long). Errc: as write_rect()
+  /// (overlap: a row of the host side `dst` shares a byte with a row read from a Buffer::wrap `src`).
   [[nodiscard]] Result<void> read_rect(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes) noexcept;
   /// Async read_rect(). Errc: as read_rect(), exhausted.
   [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
                                               WaitList waits = {}) noexcept;
-  /// Copies a rectangular region between buffers. Errc: as write_rect() for each side, plus overlap
+  /// Copies a rectangular region between buffers. Errc: as write_rect() for each side (its host overlap
+  /// aside), plus overlap
   /// (the two regions share a byte of one root buffer, or of the caller memory two wrapped buffers use).
   [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
   /// Async copy_rect(). Errc: as copy_rect(), exhausted.

@@ -52,20 +52,29 @@ bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, co
   const ByteRange ba{a0, a0 + (region.z - 1) * a.slice_pitch + (region.y - 1) * a.row_pitch + w};
   const ByteRange bb{b0, b0 + (region.z - 1) * b.slice_pitch + (region.y - 1) * b.row_pitch + w};
   if (!intersects(ba, bb)) return false;
-  // Exact test: does any row [s, s + w) of a meet any row of b? For each slice of b the rows that
-  // can meet it form an index interval, computed in O(1).
+  // Exact test: does any row [s, s + w) of a meet any row of b? A slice pitch is a whole number of
+  // row pitches (resolve_rect_side), so b's rows start at b0 + j * rp for the row numbers
+  // j in J = {zb * per_slice + yb : zb < region.z, yb < region.y}: region.z runs of region.y
+  // consecutive numbers, one every per_slice. The rows of b that can meet one row of a have
+  // consecutive numbers [j_begin, j_end), found in O(1); whether that interval holds a member of J
+  // is O(1) too. So the test costs O(region.y * region.z), a few divisions per row of a.
+  const std::size_t rp = b.row_pitch;
+  const std::size_t per_slice = b.slice_pitch / rp;  // >= region.y
+  const std::size_t j_last = (region.z - 1) * per_slice + region.y;  // one past the last member of J
   for (std::size_t za = 0; za < region.z; ++za) {
     for (std::size_t ya = 0; ya < region.y; ++ya) {
       const std::size_t s = a0 + za * a.slice_pitch + ya * a.row_pitch;
-      for (std::size_t zb = 0; zb < region.z; ++zb) {
-        const std::size_t base = b0 + zb * b.slice_pitch;
-        if (s + w <= base) continue;  // every row of this slice starts after the a-row ends
-        // rows yb with base + yb*rp < s + w  ->  yb < ceil((s + w - base) / rp)
-        const std::size_t y_end = std::min<std::size_t>(region.y, (s + w - base + b.row_pitch - 1) / b.row_pitch);
-        // rows yb with base + yb*rp + w > s
-        const std::size_t y_begin = (s < base + w) ? 0 : (s - w - base) / b.row_pitch + 1;
-        if (y_begin < y_end) return true;
-      }
+      if (s + w <= b0) continue;  // the a-row ends before b's first row starts
+      // rows j with b0 + j*rp < s + w  ->  j < ceil((s + w - b0) / rp)
+      const std::size_t j_end = std::min(j_last, (s + w - b0 + rp - 1) / rp);
+      // rows j with b0 + j*rp + w > s
+      const std::size_t j_begin = (s < b0 + w) ? 0 : (s - w - b0) / rp + 1;
+      if (j_begin >= j_end) continue;
+      // The first member of J at or after j_begin: j_begin itself when it lies within a slice's
+      // rows, else the first row of the next slice.
+      const std::size_t slice = j_begin / per_slice;
+      const std::size_t next = j_begin - slice * per_slice < region.y ? j_begin : (slice + 1) * per_slice;
+      if (next < j_end) return true;
     }
   }
   return false;
@@ -88,6 +97,12 @@ bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange 
   if (n->root->host == nullptr) return false;
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   return intersects(ByteRange{begin, begin + bytes}, host_range(n, r));
+}
+
+bool host_rect_overlap(const void* host, const Rect& rect, const MemNode* n) noexcept {
+  if (n->root->host == nullptr) return false;
+  return rects_overlap(reinterpret_cast<std::uintptr_t>(host), rect.host,
+                       reinterpret_cast<std::uintptr_t>(n->root->host) + n->origin, rect.buffer, rect.region);
 }
 
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept {

@@ -31,7 +31,8 @@ inline bool is_multiple_of(std::size_t value, std::size_t align) noexcept {
 Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, std::size_t limit,
                                    ByteRange& span) noexcept;
 
-/// True when two resolved rect sides of the same region share a byte; bases are byte offsets in one root.
+/// True when two resolved rect sides of the same region share a byte; bases are byte offsets in one root
+/// (or addresses). Exact (row against row), O(region.y * region.z).
 bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, const RectSide& b,
                    const Extent3& region) noexcept;
 
@@ -58,6 +59,10 @@ bool wrapped_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange
 
 /// True when [p, p + bytes) of host memory shares a byte with node-relative [r) of wrapped `n`.
 bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept;
+
+/// True when a row of the host side of resolved `rect` (host memory at `host`) shares a byte with a row
+/// of its buffer side in the caller memory wrapped `n` uses. Exact, O(region.y * region.z).
+bool host_rect_overlap(const void* host, const Rect& rect, const MemNode* n) noexcept;
 
 /// True when [a) and [b) share a byte.
 constexpr bool intersects(ByteRange a, ByteRange b) noexcept { return a.begin < b.end && b.begin < a.end; }

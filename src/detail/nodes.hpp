@@ -84,7 +84,8 @@ struct MemNode {
   Storage storage = Storage::device;
   MemFlags flags = MemFlags::read_write;
   bool wrapped = false;
-  const std::byte* host = nullptr;  // root made by Buffer::wrap: the caller memory it uses (else null)
+  const std::byte* host = nullptr;  // root made by Buffer::wrap or adopted over CL_MEM_USE_HOST_PTR: the
+                                    // caller memory it uses (else null)
   Backend::NativeMem native{};
   PendingTable* pending = nullptr;  // root only: commands that may still reach it (detail/ordering.hpp)
 

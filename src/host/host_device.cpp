@@ -7,7 +7,6 @@
 #include <edgemem/backend/host.hpp>
 #include <edgemem/config.hpp>
 
-#include "detail/device_env.hpp"
 
 namespace edgemem::backend {
 
@@ -29,8 +28,14 @@ void copy_text(char (&dst)[128], const char* src) noexcept {
 }
 }  // namespace
 
-Result<Host::NativeContext> Host::context_create(const DeviceSelector& selector, DeviceInfo& info) noexcept {
-  EDGEMEM_TRY_ASSIGN(const DeviceSelector sel, detail::apply_device_env(selector));
+Result<void> Host::device_census(DeviceType type, DeviceCensus& out) noexcept {
+  out = DeviceCensus{};
+  out.platforms = 1;
+  out.devices[0] = type == DeviceType::any || type == DeviceType::cpu ? 1u : 0u;
+  return {};
+}
+
+Result<Host::NativeContext> Host::context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept {
   if (sel.type != DeviceType::any && sel.type != DeviceType::cpu)
     return fail(Errc::unsupported, "the host backend has only a cpu device");
   if (sel.platform_index > 0) return fail(Errc::invalid_argument, "platform index out of range (host has 1)");

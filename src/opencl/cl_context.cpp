@@ -1,8 +1,7 @@
-// OpenCL backend: device selection (DeviceSelector + EDGEMEM_DEVICE), DeviceInfo, context lifetime.
+// OpenCL backend: the device census, opening the selected device, DeviceInfo, context lifetime.
 #include <cstdint>
 #include <cstring>
 
-#include "detail/device_env.hpp"
 #include "opencl/cl.hpp"
 #include "opencl/cl_error.hpp"
 
@@ -32,8 +31,17 @@ cl_device_type cl_type_of(DeviceType type) noexcept {
   return CL_DEVICE_TYPE_ALL;
 }
 
-/// The selected device of `platform`, or null when it has no device of the requested type.
-/// Errc: invalid_argument (device index out of range), or the driver's answer.
+/// The platforms into `out`; 0 when none is installed. Errc: as the driver answers.
+Result<cl_uint> list_platforms(cl_platform_id (&out)[kMaxPlatforms]) noexcept {
+  cl_uint count = 0;
+  const cl_int status = clGetPlatformIDs(kMaxPlatforms, out, &count);
+  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */) return 0u;
+  EDGEMEM_TRY(cl::check(status));
+  return count < kMaxPlatforms ? count : kMaxPlatforms;
+}
+
+/// Device `sel.device_index` of `sel.type` on `platform` (-1: the default device for any, else the
+/// first of the type). Errc: invalid_argument (no such device), or the driver's answer.
 Result<cl_device_id> pick_device(cl_platform_id platform, const DeviceSelector& sel) noexcept {
   cl_device_id devices[kMaxDevices];
   if (sel.type == DeviceType::any && sel.device_index < 0) {
@@ -41,11 +49,9 @@ Result<cl_device_id> pick_device(cl_platform_id platform, const DeviceSelector& 
     if (def && *def > 0) return devices[0];
   }
   EDGEMEM_TRY_ASSIGN(const cl_uint count, list_devices(platform, cl_type_of(sel.type), devices));
-  if (count == 0) return static_cast<cl_device_id>(nullptr);
-  if (sel.device_index < 0) return devices[0];
-  if (static_cast<cl_uint>(sel.device_index) >= count)
-    return fail(Errc::invalid_argument, "device index out of range for the requested type on the selected platform");
-  return devices[sel.device_index];
+  const cl_uint index = sel.device_index < 0 ? 0u : static_cast<cl_uint>(sel.device_index);
+  if (index >= count) return fail(Errc::invalid_argument, "no such device of the requested type on the platform");
+  return devices[index];
 }
 
 struct Choice {
@@ -53,28 +59,15 @@ struct Choice {
   cl_device_id device = nullptr;
 };
 
+/// The platform and device a resolved selector names (see OpenCL::context_create).
 Result<Choice> choose(const DeviceSelector& sel) noexcept {
   cl_platform_id platforms[kMaxPlatforms];
-  cl_uint count = 0;
-  const cl_int status = clGetPlatformIDs(kMaxPlatforms, platforms, &count);
-  if (status == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (status == CL_SUCCESS && count == 0))
-    return fail(Errc::unsupported, "no OpenCL platform is installed", status);
-  EDGEMEM_TRY(cl::check(status));
-  if (count > kMaxPlatforms) count = kMaxPlatforms;
-  if (sel.platform_index >= 0) {
-    if (static_cast<cl_uint>(sel.platform_index) >= count)
-      return fail(Errc::invalid_argument, "platform index out of range");
-    const cl_platform_id p = platforms[sel.platform_index];
-    EDGEMEM_TRY_ASSIGN(const cl_device_id d, pick_device(p, sel));
-    if (d == nullptr) return fail(Errc::unsupported, "the selected platform has no device of the requested type");
-    return Choice{p, d};
-  }
-  for (cl_uint i = 0; i < count; ++i) {
-    auto d = pick_device(platforms[i], sel);
-    if (!d && d.error().code == Errc::invalid_argument && d.error().native == 0) return fail(d.error());
-    if (d && *d != nullptr) return Choice{platforms[i], *d};
-  }
-  return fail(Errc::unsupported, "no OpenCL device of the requested type");
+  EDGEMEM_TRY_ASSIGN(const cl_uint count, list_platforms(platforms));
+  if (sel.platform_index < 0 || static_cast<cl_uint>(sel.platform_index) >= count)
+    return fail(Errc::invalid_argument, "platform index out of range");
+  const cl_platform_id p = platforms[sel.platform_index];
+  EDGEMEM_TRY_ASSIGN(const cl_device_id d, pick_device(p, sel));
+  return Choice{p, d};
 }
 
 template <class T>
@@ -126,8 +119,21 @@ Result<void> describe(cl_device_id d, DeviceInfo& info) noexcept {
 
 }  // namespace
 
-Result<OpenCL::NativeContext> OpenCL::context_create(const DeviceSelector& selector, DeviceInfo& info) noexcept {
-  EDGEMEM_TRY_ASSIGN(const DeviceSelector sel, detail::apply_device_env(selector));
+Result<void> OpenCL::device_census(DeviceType type, DeviceCensus& out) noexcept {
+  static_assert(DeviceCensus::max_platforms == kMaxPlatforms, "the census counts every platform listed");
+  cl_platform_id platforms[kMaxPlatforms];
+  EDGEMEM_TRY_ASSIGN(const cl_uint count, list_platforms(platforms));
+  DeviceCensus census;
+  census.platforms = count;
+  cl_device_id devices[kMaxDevices];
+  for (cl_uint p = 0; p < count; ++p) {
+    EDGEMEM_TRY_ASSIGN(census.devices[p], list_devices(platforms[p], cl_type_of(type), devices));
+  }
+  out = census;
+  return {};
+}
+
+Result<OpenCL::NativeContext> OpenCL::context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept {
   if (sel.type != DeviceType::any && sel.type != DeviceType::gpu && sel.type != DeviceType::cpu &&
       sel.type != DeviceType::accelerator)
     return fail(Errc::invalid_argument, "unknown device type");

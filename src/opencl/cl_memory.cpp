@@ -92,11 +92,16 @@ Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem mem, AdoptedM
   EDGEMEM_TRY_ASSIGN(const cl_mem_flags f, mem_info<cl_mem_flags>(mem, CL_MEM_FLAGS));
   EDGEMEM_TRY_ASSIGN(const cl_mem parent, mem_info<cl_mem>(mem, CL_MEM_ASSOCIATED_MEMOBJECT));
   EDGEMEM_TRY_ASSIGN(const std::size_t origin, mem_info<std::size_t>(mem, CL_MEM_OFFSET));
+  void* host = nullptr;  // the caller memory, from the buffer that owns it (a sub-buffer's parent)
+  if ((f & CL_MEM_USE_HOST_PTR) != 0) {
+    EDGEMEM_TRY_ASSIGN(host, mem_info<void*>(parent != nullptr ? parent : mem, CL_MEM_HOST_PTR));
+  }
   EDGEMEM_TRY(cl::check(clRetainMemObject(mem)));
   AdoptedMem a;
   a.bytes = bytes;
   a.flags = mem_flags_of(f);
   a.wrapped = (f & CL_MEM_USE_HOST_PTR) != 0;
+  a.host = host;
   a.storage = a.wrapped ? Storage::host : (f & CL_MEM_ALLOC_HOST_PTR) != 0 ? Storage::shared : Storage::device;
   a.is_sub = parent != nullptr;
   a.parent = parent;

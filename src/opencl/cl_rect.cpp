@@ -6,7 +6,9 @@
 //  - copy_rect within one cl_mem with different pitches: OpenCL refuses that (CL_INVALID_VALUE) although
 //    the regions are disjoint (edgemem checked), and the host backend allows it; likewise when the
 //    driver's own overlap test (CL_MEM_COPY_OVERLAP) is more conservative than edgemem's exact one;
-//  - copy_rect with a sub-buffer on PoCL: PoCL 3.1 crashes in clEnqueueCopyBufferRect on sub-buffers.
+// On PoCL, whose clEnqueueCopyBufferRect (3.1) crashes on sub-buffers (also when source and destination
+// are the same sub-buffer), copy_rect runs on the buffers the sub-buffers were made from, each side's
+// origin moved by its sub-buffer's offset: the same bytes, one command.
 #include "opencl/cl.hpp"
 #include "opencl/cl_error.hpp"
 #include "opencl/cl_submit.hpp"
@@ -15,10 +17,28 @@ namespace edgemem::backend {
 
 namespace {
 
-bool is_sub_buffer(cl_mem mem) noexcept {
+/// The buffer `mem` was made from when it is a sub-buffer (null otherwise); `offset` receives its origin
+/// in that buffer. OpenCL makes sub-buffers of buffers only, so the parent is never a sub-buffer itself.
+cl_mem parent_of(cl_mem mem, std::size_t& offset) noexcept {
   cl_mem parent = nullptr;
-  return clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) == CL_SUCCESS &&
-         parent != nullptr;
+  offset = 0;
+  if (clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) != CL_SUCCESS ||
+      parent == nullptr)
+    return nullptr;
+  if (clGetMemObjectInfo(mem, CL_MEM_OFFSET, sizeof offset, &offset, nullptr) != CL_SUCCESS) return nullptr;
+  return parent;
+}
+
+/// Moves a rect side of sub-buffer `mem` onto the buffer it was made from (x grows by the sub-buffer's
+/// offset: OpenCL places a rect byte at z * slice_pitch + y * row_pitch + x); `mem` unchanged otherwise.
+/// True when it moved.
+bool onto_parent(cl_mem& mem, RectSide& side) noexcept {
+  std::size_t offset = 0;
+  const cl_mem parent = parent_of(mem, offset);
+  if (parent == nullptr) return false;
+  mem = parent;
+  side.origin.x += offset;
+  return true;
 }
 
 std::size_t row_offset(const RectSide& s, std::size_t y, std::size_t z) noexcept {
@@ -106,12 +126,21 @@ Result<void> OpenCL::read_rect(NativeQueue q, const NativeMem& mem, const Rect& 
                    });
 }
 
-Result<void> OpenCL::copy_rect(NativeQueue q, const NativeMem& src, const NativeMem& dst, const CopyRect& rect,
-                               const Sync& sync) noexcept {
+Result<void> OpenCL::copy_rect(NativeQueue q, const NativeMem& src_mem, const NativeMem& dst_mem,
+                               const CopyRect& on_mem, const Sync& sync) noexcept {
+  cl_mem src = src_mem, dst = dst_mem;
+  CopyRect rect = on_mem;
+  cl_mem src_parent = src, dst_parent = dst;
+  CopyRect on_parent = rect;
+  const bool src_sub = onto_parent(src_parent, on_parent.src);
+  const bool dst_sub = onto_parent(dst_parent, on_parent.dst);
+  if ((src_sub || dst_sub) && cl::queue_platform_is(q, "Portable Computing Language")) {
+    src = src_parent;
+    dst = dst_parent;
+    rect = on_parent;
+  }
   const bool same = src == dst;
   if (same && (rect.src.row_pitch != rect.dst.row_pitch || rect.src.slice_pitch != rect.dst.slice_pitch))
-    return copy_rows(q, src, dst, rect, sync);
-  if (!same && (is_sub_buffer(src) || is_sub_buffer(dst)) && cl::queue_platform_is(q, "Portable Computing Language"))
     return copy_rows(q, src, dst, rect, sync);
   const cl::Triple s = cl::origin_of(rect.src), d = cl::origin_of(rect.dst), r = cl::region_of(rect.region);
   auto done = cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {

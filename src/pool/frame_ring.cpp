@@ -3,6 +3,7 @@
 #include <edgemem/frame_ring.hpp>
 
 #include "detail/nodes.hpp"
+#include "pool/deadline.hpp"
 
 namespace edgemem::detail {
 
@@ -26,14 +27,17 @@ PooledBuffer RingCore::pop_locked() noexcept {
 }
 
 Result<PooledBuffer> RingCore::acquire() noexcept {
-  auto frame = pool_.acquire();
+  auto frame = pool_.try_acquire();  // an empty pool is a failure only when no frame can be dropped
   if (frame || frame.error().code != Errc::exhausted) return frame;
-  std::lock_guard<std::mutex> lock(lock_);
-  if (policy_ == Overflow::drop_oldest && size_ != 0) {
-    ++dropped_;
-    return pop_locked();
+  {
+    std::lock_guard<std::mutex> lock(lock_);
+    if (policy_ == Overflow::drop_oldest && size_ != 0) {
+      ++dropped_;
+      return pop_locked();
+    }
+    ++refused_;
   }
-  ++refused_;
+  pool_.count_failed();
   return fail(Errc::exhausted, "no free frame: the consumer is behind");
 }
 
@@ -66,9 +70,9 @@ Result<PooledBuffer> RingCore::take() noexcept {
 
 Result<PooledBuffer> RingCore::take_for(std::chrono::nanoseconds timeout) noexcept {
   if (!pool_.initialised()) return fail(Errc::released, "ring is not initialised");
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  const Deadline deadline = deadline_after(timeout);  // saturated: a huge timeout waits forever
   std::unique_lock<std::mutex> lock(lock_);
-  if (!ready_.wait_until(lock, deadline, [this] { return size_ != 0; }))
+  if (!wait_until(ready_, lock, deadline, [this] { return size_ != 0; }))
     return fail(Errc::exhausted, "no frame was published before the timeout");
   ++taken_;
   return pop_locked();
@@ -103,6 +107,13 @@ Result<void> RingCore::release() noexcept {
   {
     std::lock_guard<std::mutex> lock(lock_);
     if (pool_.stats().in_use != size_) return fail(Errc::busy, "the producer or consumer still holds a frame");
+    // Check before dropping anything: an unconsumed frame returns to the pool only when the FIFO's
+    // handle and the pool's are its last references; a sub-buffer or mapping of it holds one more.
+    for (std::size_t i = 0; i < size_; ++i) {
+      const MemNode* n = fifo_[(head_ + i) % capacity_].buffer().node();
+      if (n->refs.load(std::memory_order_acquire) != n->owned_keep + 1)
+        return fail(Errc::busy, "a sub-buffer or mapping of an unconsumed frame is still alive");
+    }
   }
   clear();
   return pool_.release();

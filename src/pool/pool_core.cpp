@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "detail/nodes.hpp"
+#include "pool/deadline.hpp"
 #include "pool/touch.hpp"
 
 namespace edgemem::detail {
@@ -117,10 +118,10 @@ Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t bloc
 }
 
 template <class Sync>
-bool PoolCore<Sync>::pop(std::uint32_t& slot) noexcept {
+bool PoolCore<Sync>::pop(std::uint32_t& slot, bool count_failure) noexcept {
   std::lock_guard<Lock> lock(lock_);
   if (head_ == kNone) {
-    if (count_ != 0) ++failed_;
+    if (count_failure && count_ != 0) ++failed_;
     return false;
   }
   slot = head_;
@@ -130,13 +131,29 @@ bool PoolCore<Sync>::pop(std::uint32_t& slot) noexcept {
 }
 
 template <class Sync>
-Result<PooledBuffer> PoolCore<Sync>::acquire() noexcept {
+Result<PooledBuffer> PoolCore<Sync>::take(bool count_failure) noexcept {
   if (count_ == 0) return fail(Errc::released, "pool is not initialised");
   std::uint32_t slot = 0;
-  if (!pop(slot)) return fail(Errc::exhausted, "every block of the pool is out");
+  if (!pop(slot, count_failure)) return fail(Errc::exhausted, "every block of the pool is out");
   MemNode* n = blocks()[slot].node();
   retain(n);
   return PooledBuffer(BufferAccess::adopt(n), slot);
+}
+
+template <class Sync>
+Result<PooledBuffer> PoolCore<Sync>::acquire() noexcept {
+  return take(true);
+}
+
+template <class Sync>
+Result<PooledBuffer> PoolCore<Sync>::try_acquire() noexcept {
+  return take(false);
+}
+
+template <class Sync>
+void PoolCore<Sync>::count_failed() noexcept {
+  std::lock_guard<Lock> lock(lock_);
+  if (count_ != 0) ++failed_;
 }
 
 template <class Sync>
@@ -146,7 +163,7 @@ Result<PooledBuffer> PoolCore<Sync>::acquire_for(std::chrono::nanoseconds timeou
     return acquire();
   } else {
     if (count_ == 0) return fail(Errc::released, "pool is not initialised");
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    const Deadline deadline = deadline_after(timeout);  // saturated: a huge timeout waits forever
     std::uint32_t slot = 0;
     bool got = false;
     {
@@ -162,7 +179,7 @@ Result<PooledBuffer> PoolCore<Sync>::acquire_for(std::chrono::nanoseconds timeou
             got = true;
           }
         }
-        if (got || waiters_.cv.wait_until(wait, deadline) == std::cv_status::timeout) break;
+        if (got || !wait_until(waiters_.cv, wait, deadline)) break;
       }
       if (!got) {  // one last look after the timeout, then count the failure once
         std::lock_guard<Lock> lock(lock_);

@@ -289,6 +289,27 @@ BAD_INPUT("FrameRing::release: the producer still holds a frame") {
   CHECK(ring.stats().pending == 1);
 }
 
+BAD_INPUT("FrameRing::release: the producer still holds a sub-buffer of a published frame") {
+  emt::Fixture f;
+  Scene s(f);
+  FrameRing<2> ring;
+  REQUIRE_OK_DO(ring.init(f.ctx, f.q, 256));
+  auto fr = ring.acquire();
+  REQUIRE_OK(fr);
+  const emt::Bytes contents = emt::random_bytes(fr->size());
+  REQUIRE_OK_DO(f.q.write(*fr, 0, contents.data(), contents.size()));
+  auto strip = fr->sub(0, f.align());  // as examples/frame_pipeline.cpp keeps a strip of its frame
+  REQUIRE_OK(strip);
+  s.watch(*strip);
+  REQUIRE_OK_DO(ring.publish(std::move(*fr)));
+  s.watch(ring);
+  s.expect(Errc::busy, [&] { return ring.release(); });
+  CHECK(ring.stats().pending == 1);
+  auto taken = ring.take();  // the unconsumed frame is still there, with its contents
+  REQUIRE_OK(taken);
+  CHECK(f.snapshot(*taken) == contents);
+}
+
 // ---- Heap -----------------------------------------------------------------------------------------
 
 BAD_INPUT("Heap::init: page size not a multiple of the base alignment") {

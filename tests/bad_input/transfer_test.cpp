@@ -301,3 +301,16 @@ BAD_INPUT("Queue::write and read: host pointer inside the buffer's own wrapped m
   s.expect(Errc::overlap, [&] { return f.q.read(*w, 128, host.data() + 64, 128); });
   CHECK_OK(f.q.write(*w, 0, host.data() + 512, 128));  // disjoint: a plain copy within the memory
 }
+
+BAD_INPUT("Queue::fill: pattern inside the buffer's own wrapped memory, in the filled range") {
+  emt::Fixture f;
+  Scene s(f);
+  std::vector<unsigned char> host = emt::random_bytes(kBytes);
+  auto w = Buffer::wrap(f.ctx, host.data(), kBytes);
+  REQUIRE_OK(w);
+  s.watch(*w);
+  s.expect(Errc::overlap, [&] { return f.q.fill(*w, 0, 256, host.data() + 64, 4); });
+  s.expect(Errc::overlap, [&] { return f.q.fill_async(*w, 128, 128, host.data() + 252, 8); });  // last 4 bytes
+  CHECK_OK(f.q.fill(*w, 512, 256, host.data() + 64, 4));  // the pattern outside the filled range: fine
+  CHECK_OK(f.q.fill(*w, 256, 256, host.data() + 248, 8));  // ends where the filled range starts
+}

@@ -104,6 +104,56 @@ TEST_CASE("Context::create: unsupported for a device type the system lacks") {
   CHECK_ERRC(Context::create(sel), Errc::unsupported);
 }
 
+TEST_CASE("Context::create: one selection rule on every backend for selectors that name no device") {
+  // The rule (device.hpp): unsupported when no device of the type exists on any platform, whatever the
+  // indices; else invalid_argument for an index that names nothing. Whether a type exists is probed
+  // with {type, -1, -1}. On the host backend and on PoCL (one platform, one CPU device) gpu and
+  // accelerator are absent, so the first three answer unsupported and the last three invalid_argument;
+  // on an NVIDIA-only system {gpu, 1, 0} and {gpu, -1, 3} answer invalid_argument. The selectors name
+  // no device on any system with at most 3 platforms and at most 5 devices of a type per platform.
+  auto exists = [](DeviceType type) {
+    DeviceSelector probe;
+    probe.type = type;
+    probe.ignore_environment = true;
+    auto c = Context::create(probe);
+    if (!c) CHECK_MESSAGE(c.error().code == Errc::unsupported, "probe -> " << emt::describe(c));
+    return static_cast<bool>(c);
+  };
+  CHECK(exists(DeviceType::any));
+  struct Case {
+    DeviceType type;
+    int platform, device;
+  };
+  const Case cases[] = {{DeviceType::gpu, 1, 0},  {DeviceType::accelerator, 7, -1}, {DeviceType::gpu, -1, 3},
+                        {DeviceType::cpu, 0, 5},  {DeviceType::cpu, 3, 0},          {DeviceType::any, 0, 9}};
+  for (const Case& c : cases) {
+    CAPTURE(static_cast<int>(c.type));
+    CAPTURE(c.platform);
+    CAPTURE(c.device);
+    DeviceSelector sel;
+    sel.type = c.type;
+    sel.platform_index = c.platform;
+    sel.device_index = c.device;
+    sel.ignore_environment = true;
+    CHECK_ERRC(Context::create(sel), exists(c.type) ? Errc::invalid_argument : Errc::unsupported);
+  }
+  // EDGEMEM_DEVICE goes through the same rule: an absent type stays unsupported, a present one with
+  // an index past the end is invalid_argument.
+  ScopedDeviceEnv env("0:9");
+  for (const DeviceType type : {DeviceType::gpu, DeviceType::cpu, DeviceType::accelerator, DeviceType::any}) {
+    CAPTURE(static_cast<int>(type));
+    DeviceSelector sel;
+    sel.type = type;
+    const bool present = [&] {
+      DeviceSelector probe;
+      probe.type = type;
+      probe.ignore_environment = true;
+      return static_cast<bool>(Context::create(probe));
+    }();
+    CHECK_ERRC(Context::create(sel), present ? Errc::invalid_argument : Errc::unsupported);
+  }
+}
+
 TEST_CASE("Context: released and moved-from contexts") {
   auto c = Context::create();
   REQUIRE_OK(c);

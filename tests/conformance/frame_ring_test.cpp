@@ -155,6 +155,42 @@ TEST_CASE("FrameRing overflow: refuse returns exhausted, drop_oldest reuses the 
   CHECK(drop.stats().dropped == before.dropped);
 }
 
+TEST_CASE("FrameRing drop_oldest: reusing the oldest frame is not a failed acquire; a refusal counts once") {
+  emt::Fixture f;
+  FrameRing<2> drop;
+  REQUIRE_OK_CALL(drop.init(f.ctx, f.q, 64, Overflow::drop_oldest));
+  for (int i = 0; i < 2; ++i) {
+    auto fr = drop.acquire();
+    REQUIRE_OK(fr);
+    CHECK_OK(drop.publish(std::move(*fr)));
+  }
+  for (int i = 0; i < 5; ++i) {  // the consumer is behind: every acquire reuses the oldest frame
+    auto fr = drop.acquire();
+    REQUIRE_OK(fr);
+    CHECK_OK(drop.publish(std::move(*fr)));
+  }
+  RingStats s = drop.stats();
+  CHECK(s.dropped == 5);
+  CHECK(s.refused == 0);
+  CHECK(s.pool.failed_acquires == 0);
+  auto a = drop.take();
+  auto b = drop.take();
+  REQUIRE_OK(a);
+  REQUIRE_OK(b);
+  CHECK_ERRC(drop.acquire(), Errc::exhausted);  // both frames with the consumer: a real failure
+  s = drop.stats();
+  CHECK(s.refused == 1);
+  CHECK(s.pool.failed_acquires == 1);
+
+  FrameRing<1> refuse;
+  REQUIRE_OK_CALL(refuse.init(f.ctx, f.q, 64, Overflow::refuse));
+  auto only = refuse.acquire();
+  REQUIRE_OK(only);
+  CHECK_ERRC(refuse.acquire(), Errc::exhausted);
+  CHECK(refuse.stats().refused == 1);
+  CHECK(refuse.stats().pool.failed_acquires == 1);
+}
+
 TEST_CASE("FrameRing take_for and release") {
   emt::Fixture f;
   FrameRing<2> ring;
@@ -177,6 +213,32 @@ TEST_CASE("FrameRing take_for and release") {
   CHECK_OK(ring.release());
   REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 64));
   CHECK(ring.stats().published == 0);
+}
+
+TEST_CASE("FrameRing::take_for(nanoseconds::max()) waits for a publish from another thread (threads)") {
+  emt::Fixture f;
+  FrameRing<2> ring;
+  REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 64));
+  // now + timeout used to overflow (UBSan) and answer exhausted at once.
+  CHECK_ERRC(ring.take_for(std::chrono::nanoseconds::min()), Errc::exhausted);
+  CHECK_ERRC(ring.take_for(std::chrono::nanoseconds::zero()), Errc::exhausted);
+  auto fr = ring.acquire();
+  REQUIRE_OK(fr);
+  CHECK(stamp(f.q, *fr, 77u));
+  std::atomic<bool> published{false};
+  bool publish_ok = false;
+  std::thread producer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    published.store(true);
+    publish_ok = static_cast<bool>(ring.publish(std::move(*fr)));
+  });
+  auto got = ring.take_for(std::chrono::nanoseconds::max());
+  const bool after_publish = published.load();
+  producer.join();
+  CHECK(publish_ok);
+  REQUIRE_OK(got);
+  CHECK(after_publish);
+  CHECK(first_word(f.q, *got) == 77u);
 }
 
 TEST_CASE("FrameRing: two threads, every frame arrives intact and in order") {

@@ -287,6 +287,31 @@ TEST_CASE("FixedPool::acquire_for waits for a block or times out") {
   CHECK(pool.stats().in_use == 1);
 }
 
+TEST_CASE("FixedPool::acquire_for(nanoseconds::max()) waits until a block comes back; a negative timeout does not wait") {
+  emt::Fixture f;
+  FixedPool<1> pool;
+  REQUIRE_OK_CALL(pool.init(f.ctx, f.q, f.align()));
+  auto only = pool.acquire();
+  REQUIRE_OK(only);
+  // now + timeout used to overflow (UBSan) and answer exhausted at once for both.
+  CHECK_ERRC(pool.acquire_for(std::chrono::nanoseconds::min()), Errc::exhausted);
+  CHECK(pool.stats().failed_acquires == 1);
+
+  std::atomic<bool> returned{false};
+  std::thread giver([&only, &returned] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    returned.store(true);
+    only = PooledBuffer{};
+  });
+  auto got = pool.acquire_for(std::chrono::nanoseconds::max());
+  const bool after_return = returned.load();
+  giver.join();
+  REQUIRE_OK(got);
+  CHECK(after_return);
+  CHECK(pool.stats().failed_acquires == 1);
+  CHECK(pool.stats().in_use == 1);
+}
+
 TEST_CASE("FixedPool stress: 8 threads, no block is ever handed out twice") {
   emt::Fixture f;
   constexpr std::size_t kBlocks = 6;

@@ -255,6 +255,49 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: adopting a raw sub-buffer brings its p
   REQUIRE(clReleaseMemObject(parent) == CL_SUCCESS);
 }
 
+TEST_CASE_FIXTURE(emt::Fixture, "interop: an adopted CL_MEM_USE_HOST_PTR buffer or sub-buffer knows its caller memory") {
+  const std::size_t bytes = 8 * align();
+  std::vector<unsigned char> host = emt::random_bytes(bytes);
+  cl_int status = CL_SUCCESS;
+  cl_mem raw = clCreateBuffer(ctx.native().context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host.data(), &status);
+  REQUIRE(status == CL_SUCCESS);
+  const cl_buffer_region region{2 * align(), 4 * align()};
+  cl_mem raw_sub = clCreateSubBuffer(raw, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  REQUIRE(status == CL_SUCCESS);
+  {
+    auto adopted = Buffer::adopt(ctx, raw);
+    REQUIRE_OK(adopted);
+    CHECK(adopted->storage() == edgemem::Storage::host);
+    const std::vector<unsigned char> before = snapshot(*adopted);
+    // Host memory inside the buffer's own memory, at the bytes transferred: overlap, nothing moves.
+    CHECK_ERRC(q.write(*adopted, 0, host.data() + 64, 128), Errc::overlap);
+    CHECK_ERRC(q.read(*adopted, 128, host.data() + 64, 128), Errc::overlap);
+    CHECK_ERRC(emt::settle(q.write_async(*adopted, 256, host.data() + 300, 64)), Errc::overlap);
+    CHECK(snapshot(*adopted) == before);
+    {  // Another buffer over the same caller memory: copies between them that alias are refused too.
+      auto w = Buffer::wrap(ctx, host.data(), bytes);
+      REQUIRE_OK(w);
+      CHECK_ERRC(q.copy(*adopted, *w, 0, 32, 64), Errc::overlap);
+    }
+
+    auto sub = Buffer::adopt(ctx, raw_sub);
+    REQUIRE_OK(sub);
+    CHECK(sub->is_sub());
+    // The sub-buffer's bytes are host[2A, 6A).
+    CHECK_ERRC(q.write(*sub, 0, host.data() + 2 * align() + 16, 32), Errc::overlap);
+    CHECK_ERRC(q.read(*sub, align(), host.data() + 3 * align() + 8, 16), Errc::overlap);
+    CHECK(snapshot(*adopted) == before);
+    // Host memory elsewhere: the transfer runs.
+    std::vector<unsigned char> head(64);
+    CHECK_OK(q.read(*sub, 0, head.data(), head.size()));
+    CHECK(head == std::vector<unsigned char>(before.begin() + static_cast<std::ptrdiff_t>(2 * align()),
+                                             before.begin() + static_cast<std::ptrdiff_t>(2 * align() + 64)));
+  }
+  REQUIRE_OK(q.finish());
+  REQUIRE(clReleaseMemObject(raw_sub) == CL_SUCCESS);
+  REQUIRE(clReleaseMemObject(raw) == CL_SUCCESS);
+}
+
 TEST_CASE_FIXTURE(emt::Fixture, "interop: Queue::adopt and Context::adopt retain raw objects and release them once") {
   const auto n = ctx.native();
   cl_int status = CL_SUCCESS;

@@ -48,6 +48,8 @@ struct FaultInjecting {
     Inner::fn(std::forward<A>(a)...);                                                         \
   }
 
+  /// Inner::device_census; injected: out_of_host_memory.
+  EDGEMEM_FAULT_POINT_(device_census, Errc::out_of_host_memory)
   /// Inner::context_create; injected: out_of_host_memory.
   EDGEMEM_FAULT_POINT_(context_create, Errc::out_of_host_memory)
   /// Inner::context_adopt; injected: out_of_host_memory.

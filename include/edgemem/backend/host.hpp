@@ -57,6 +57,8 @@ struct Host {
     bool is_sub = false;                    ///< true for a sub-buffer: `parent` and `origin` are set
     NativeMem parent{};                    ///< for a sub-buffer: the buffer it was made from (not retained)
     std::size_t origin = 0;                 ///< for a sub-buffer: byte offset in `parent`
+    /// Caller memory it uses (CL_MEM_USE_HOST_PTR), for a sub-buffer its parent's; else null.
+    void* host = nullptr;
   };
 
   static constexpr const char* name = "host";  ///< backend name
@@ -64,7 +66,11 @@ struct Host {
   /// later: the common layer keeps no record of pending commands for this backend.
   static constexpr bool completes_at_enqueue = true;
 
-  /// Opens the emulated device; fills `info`. Errc: unsupported (gpu/accelerator asked), invalid_argument (index != 0).
+  /// One platform with one cpu device: `out.platforms` 1, `out.devices[0]` 1 for cpu and any, else 0. Never fails.
+  [[nodiscard]] static Result<void> device_census(DeviceType type, DeviceCensus& out) noexcept;
+  /// Opens the emulated device for a selector Context::create has resolved (platform 0, device -1 or 0,
+  /// cpu or any; EDGEMEM_DEVICE already applied); fills `info`. Errc: unsupported, invalid_argument
+  /// (a selector that was not resolved so).
   [[nodiscard]] static Result<NativeContext> context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept;
   /// Interop adoption has nothing to adopt on the host. Errc: invalid_argument (null handle), unsupported.
   [[nodiscard]] static Result<NativeContext> context_adopt(const NativeContext& native, DeviceInfo& info) noexcept;

@@ -61,6 +61,9 @@ struct OpenCL {
     bool is_sub = false;                    ///< true for a sub-buffer: `parent` and `origin` are set
     NativeMem parent{};                    ///< for a sub-buffer: the buffer it was made from (not retained)
     std::size_t origin = 0;                 ///< for a sub-buffer: byte offset in `parent`
+    /// Caller memory it uses (CL_MEM_USE_HOST_PTR): its CL_MEM_HOST_PTR, for a sub-buffer its parent's
+    /// (the sub-buffer's bytes start `origin` bytes in); else null.
+    void* host = nullptr;
   };
 
   static constexpr const char* name = "opencl";  ///< backend name
@@ -68,7 +71,13 @@ struct OpenCL {
   /// buffer so commands on other queues, and the next owner of pooled memory, wait for them.
   static constexpr bool completes_at_enqueue = false;
 
-  /// Opens the emulated device; fills `info`. Errc: invalid_argument (bad index or EDGEMEM_DEVICE), unsupported (no such device type), backend_failure.
+  /// The platforms (clGetPlatformIDs, at most DeviceCensus::max_platforms; 0 when none is installed) and
+  /// the devices of `type` on each (clGetDeviceIDs; CL_DEVICE_TYPE_ALL for any). Errc: as the driver answers.
+  [[nodiscard]] static Result<void> device_census(DeviceType type, DeviceCensus& out) noexcept;
+  /// Opens device `sel.device_index` of `sel.type` on platform `sel.platform_index`, a selector
+  /// Context::create has resolved against device_census() (EDGEMEM_DEVICE already applied; device -1:
+  /// the platform's default device for any, else its first of the type); fills `info`.
+  /// Errc: invalid_argument, unsupported (a selector that names no device), backend_failure.
   [[nodiscard]] static Result<NativeContext> context_create(const DeviceSelector& sel, DeviceInfo& info) noexcept;
   /// Takes a retained reference to a cl_context made elsewhere (native.device must be one of its devices) and describes that device into `info`. Errc: invalid_argument (null handle, device not in the context), or the driver's answer.
   [[nodiscard]] static Result<NativeContext> context_adopt(const NativeContext& native, DeviceInfo& info) noexcept;
