@@ -20,8 +20,8 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, dst));
   if (src == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
-  if (detail::host_overlap(src, bytes, n, ByteRange{offset, offset + bytes}))
-    return fail(Errc::overlap, "write source overlaps the caller memory the buffer wraps");
+  if (detail::host_in_wrapped_memory(src, bytes, n))
+    return fail(Errc::overlap, "write source lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::Sync& s) {
@@ -34,8 +34,8 @@ Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, v
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, src));
   if (dst == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
-  if (detail::host_overlap(dst, bytes, n, ByteRange{offset, offset + bytes}))
-    return fail(Errc::overlap, "read destination overlaps the caller memory the buffer wraps");
+  if (detail::host_in_wrapped_memory(dst, bytes, n))
+    return fail(Errc::overlap, "read destination lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, false}, [&](const Backend::Sync& s) {

@@ -16,11 +16,11 @@ using detail::QueueNode;
 
 namespace {
 
-/// Resolves both sides of a host<->buffer rect; `span` receives the bounding range in the buffer.
-Result<Rect> resolve_host_rect(const Rect& rect, std::size_t buffer_bytes, std::size_t host_bytes,
-                               ByteRange& span) noexcept {
+/// Resolves both sides of a host<->buffer rect; `span` and `host_span` receive the bounding ranges in
+/// the buffer and in the host memory.
+Result<Rect> resolve_host_rect(const Rect& rect, std::size_t buffer_bytes, std::size_t host_bytes, ByteRange& span,
+                               ByteRange& host_span) noexcept {
   Rect r = rect;
-  ByteRange host_span;
   EDGEMEM_TRY_ASSIGN(r.buffer, detail::resolve_rect_side(rect.buffer, rect.region, buffer_bytes, span));
   EDGEMEM_TRY_ASSIGN(r.host, detail::resolve_rect_side(rect.host, rect.region, host_bytes, host_span));
   return r;
@@ -30,10 +30,10 @@ Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, con
                                 WaitList waits, Event* out) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, dst));
   if (src == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
-  ByteRange span;
-  EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, src_bytes, span));
-  if (detail::host_rect_overlap(src, r, n))
-    return fail(Errc::overlap, "write_rect source rows overlap the caller memory the buffer wraps");
+  ByteRange span, host_span;
+  EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, src_bytes, span, host_span));
+  if (detail::host_in_wrapped_memory(static_cast<const std::byte*>(src) + host_span.begin, host_span.end - host_span.begin, n))
+    return fail(Errc::overlap, "write_rect source lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, true));
   return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::Sync& s) {
@@ -45,10 +45,10 @@ Result<void> enqueue_read_rect(QueueNode* q, const Buffer& src, const Rect& rect
                                WaitList waits, Event* out) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, src));
   if (dst == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
-  ByteRange span;
-  EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, dst_bytes, span));
-  if (detail::host_rect_overlap(dst, r, n))
-    return fail(Errc::overlap, "read_rect destination rows overlap the caller memory the buffer wraps");
+  ByteRange span, host_span;
+  EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, dst_bytes, span, host_span));
+  if (detail::host_in_wrapped_memory(static_cast<const std::byte*>(dst) + host_span.begin, host_span.end - host_span.begin, n))
+    return fail(Errc::overlap, "read_rect destination lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, false));
   return detail::submit(q, waits, out, {n, span, false}, [&](const Backend::Sync& s) {

@@ -60,7 +60,7 @@ class Queue {
 
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
   /// (src null, bytes 0, other context, dst host_read_only/host_no_access), out_of_range, overlap (`src`
-  /// lies in the caller memory a Buffer::wrap `dst` uses, at the bytes written), busy.
+  /// shares a byte with the caller memory a Buffer::wrap `dst` uses, anywhere in it), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
   /// Async write(); `src` must stay valid until the event completes. Errc: as write(), exhausted.
   [[nodiscard]] Result<Event> write_async(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
@@ -68,7 +68,7 @@ class Queue {
 
   /// Reads `bytes` bytes of `src` at `offset` into `dst`. Errc: released, invalid_argument
   /// (dst null, bytes 0, other context, src host_write_only/host_no_access), out_of_range, overlap (`dst`
-  /// lies in the caller memory a Buffer::wrap `src` uses, at the bytes read), busy.
+  /// shares a byte with the caller memory a Buffer::wrap `src` uses, anywhere in it), busy.
   [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
   /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), exhausted.
   [[nodiscard]] Result<Event> read_async(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
@@ -97,15 +97,14 @@ class Queue {
   /// Writes a rectangular region from host memory `src` (`src_bytes` long) into `dst`. Errc: released,
   /// invalid_argument (src null, a region extent 0, a pitch smaller than its row/slice, slice pitch not
   /// a multiple of row pitch, other context, host access flags), out_of_range (region past the buffer or
-  /// past `src_bytes`, overflow included), overlap (a row of the host side shares a byte with a row of
-  /// the buffer side in the caller memory a Buffer::wrap `dst` uses; rows, not bounding ranges, are
-  /// compared, in O(region.y * region.z)), busy.
+  /// past `src_bytes`, overflow included), overlap (the host side's bytes, from its first to its
+  /// last, share a byte with the caller memory a Buffer::wrap `dst` uses), busy.
   [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
   /// Async write_rect(). Errc: as write_rect(), exhausted.
   [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
                                                WaitList waits = {}) noexcept;
   /// Reads a rectangular region of `src` into host memory `dst` (`dst_bytes` long). Errc: as write_rect()
-  /// (overlap: a row of the host side `dst` shares a byte with a row read from a Buffer::wrap `src`).
+  /// (overlap: the host side's bytes share a byte with the caller memory a Buffer::wrap `src` uses).
   [[nodiscard]] Result<void> read_rect(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes) noexcept;
   /// Async read_rect(). Errc: as read_rect(), exhausted.
   [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,

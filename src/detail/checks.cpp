@@ -99,10 +99,12 @@ bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange 
   return intersects(ByteRange{begin, begin + bytes}, host_range(n, r));
 }
 
-bool host_rect_overlap(const void* host, const Rect& rect, const MemNode* n) noexcept {
-  if (n->root->host == nullptr) return false;
-  return rects_overlap(reinterpret_cast<std::uintptr_t>(host), rect.host,
-                       reinterpret_cast<std::uintptr_t>(n->root->host) + n->origin, rect.buffer, rect.region);
+bool host_in_wrapped_memory(const void* p, std::size_t bytes, const MemNode* n) noexcept {
+  const MemNode* root = n->root;
+  if (root->host == nullptr) return false;
+  const auto begin = reinterpret_cast<std::uintptr_t>(p);
+  const auto wrapped = reinterpret_cast<std::uintptr_t>(root->host);
+  return intersects(ByteRange{begin, begin + bytes}, ByteRange{wrapped, wrapped + root->bytes});
 }
 
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept {

@@ -60,9 +60,10 @@ bool wrapped_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange
 /// True when [p, p + bytes) of host memory shares a byte with node-relative [r) of wrapped `n`.
 bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept;
 
-/// True when a row of the host side of resolved `rect` (host memory at `host`) shares a byte with a row
-/// of its buffer side in the caller memory wrapped `n` uses. Exact, O(region.y * region.z).
-bool host_rect_overlap(const void* host, const Rect& rect, const MemNode* n) noexcept;
+/// True when [p, p + bytes) of host memory shares a byte with the caller memory that `n`'s wrapped root
+/// uses, anywhere in it: a read or write whose host memory lies in the buffer's own memory is refused
+/// whole (PoCL 3.1 skips such transfers silently even when the bytes are disjoint).
+bool host_in_wrapped_memory(const void* p, std::size_t bytes, const MemNode* n) noexcept;
 
 /// True when [a) and [b) share a byte.
 constexpr bool intersects(ByteRange a, ByteRange b) noexcept { return a.begin < b.end && b.begin < a.end; }
