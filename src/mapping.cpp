@@ -34,19 +34,21 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
     const std::uint64_t bit = std::uint64_t{1} << i;
     if ((n->slots_used & bit) != 0) continue;
     detail::MapSlot& slot = n->slots[i];
-    slot = detail::MapSlot{range.begin, range.end, nullptr, nullptr, range.begin, range.end, queue, access, false};
+    slot = detail::MapSlot{range.begin, range.end, nullptr, nullptr, 0, range.begin, range.end, queue, access, false};
     bool shared = false;
     for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER && access == Access::read && !shared; ++j) {
       const detail::MapSlot& o = n->slots[j];
       if ((n->slots_used >> j & 1u) == 0 || o.access != Access::read || o.closing || o.queue != queue ||
-          o.native_host == nullptr || o.native_begin > range.begin || o.native_end < range.end)
+          o.host == nullptr || o.native_begin > range.begin || o.native_end < range.end)
         continue;
       slot.native_host = o.native_host;
+      slot.native_id = o.native_id;
       slot.native_begin = o.native_begin;
       slot.native_end = o.native_end;
       slot.host = static_cast<std::byte*>(o.native_host) + (range.begin - o.native_begin);
       shared = true;
     }
+    if (!shared) slot.native_id = n->next_native_id++;
     n->slots_used |= bit;
     if (n->map_count++ == 0) {
       n->mapped_prev = nullptr;
@@ -82,7 +84,7 @@ bool last_of_group(MemNode* n, unsigned index) noexcept {
   std::lock_guard<std::mutex> lock(n->root->map_lock);
   detail::MapSlot& slot = n->slots[index];
   for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
-    if (j == index || (n->slots_used >> j & 1u) == 0 || n->slots[j].native_host != slot.native_host) continue;
+    if (j == index || (n->slots_used >> j & 1u) == 0 || n->slots[j].native_id != slot.native_id) continue;
     release_slot_locked(n, index);
     return false;
   }

@@ -63,6 +63,7 @@ struct MapSlot {
   std::size_t end;
   void* host;                // this mapping's first byte
   void* native_host;         // the native mapping this one uses (shared by its group)
+  std::uint32_t native_id;   // which native mapping: unique per node (two may return one address)
   std::size_t native_begin;  // root-relative bytes of that native mapping
   std::size_t native_end;
   std::uint64_t queue;       // QueueNode::serial of the queue it was mapped on
@@ -91,6 +92,7 @@ struct MemNode {
 
   // Mappings made through this node; guarded by root->map_lock.
   unsigned map_count = 0;
+  std::uint32_t next_native_id = 0;  // numbers this node's native mappings (MapSlot::native_id)
   std::uint64_t slots_used = 0;  // bit i: slots[i] holds an open mapping
   MapSlot slots[EDGEMEM_MAX_MAPPINGS_PER_BUFFER];
   MemNode* mapped_next = nullptr;
