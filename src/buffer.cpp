@@ -229,7 +229,7 @@ Result<void> Buffer::release(const Queue& q) noexcept {
     Backend::Sync sync;
     sync.out = &marker;
     EDGEMEM_TRY(Backend::marker(qn->native, sync));
-    detail::record_pending(qn->serial, detail::MemUse{node_, detail::ByteRange{0, node_->bytes}, true}, marker);
+    detail::record_pending(qn, detail::MemUse{node_, detail::ByteRange{0, node_->bytes}, true}, marker);
     Backend::event_release(marker);
   }
   detail::unref(node_);

@@ -34,7 +34,7 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
     const std::uint64_t bit = std::uint64_t{1} << i;
     if ((n->slots_used & bit) != 0) continue;
     detail::MapSlot& slot = n->slots[i];
-    slot = detail::MapSlot{range.begin, range.end, nullptr, nullptr, 0, range.begin, range.end, queue, access, false};
+    slot = detail::MapSlot{range.begin, range.end, nullptr, nullptr, 0, 0, range.begin, range.end, queue, access, false};
     bool shared = false;
     for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER && access == Access::read && !shared; ++j) {
       const detail::MapSlot& o = n->slots[j];
@@ -79,17 +79,45 @@ void release_slot(MemNode* n, unsigned index) noexcept {
 }
 
 /// Under the root's lock: true when `index` is the last open member of its native mapping's group
-/// (it is then marked closing, so no new mapping joins while it unmaps); otherwise its slot is freed.
+/// (it is then marked closing, so no new mapping joins while it unmaps); otherwise its native maps
+/// pass to another member and its slot is freed.
 bool last_of_group(MemNode* n, unsigned index) noexcept {
   std::lock_guard<std::mutex> lock(n->root->map_lock);
   detail::MapSlot& slot = n->slots[index];
   for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
     if (j == index || (n->slots_used >> j & 1u) == 0 || n->slots[j].native_id != slot.native_id) continue;
+    n->slots[j].native_count += slot.native_count;
     release_slot_locked(n, index);
     return false;
   }
   slot.closing = true;
   return true;
+}
+
+/// A native map of `n` just returned `host` for slot `index`: it joins the group of an open native
+/// mapping of `n` at the same address, if any (one unmap by address must not end the other's).
+void settle_native(MemNode* n, unsigned index, void* host) noexcept {
+  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  detail::MapSlot& slot = n->slots[index];
+  slot.host = slot.native_host = host;
+  slot.native_count = 1;
+  for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
+    const detail::MapSlot& o = n->slots[j];
+    if (j != index && (n->slots_used >> j & 1u) != 0 && !o.closing && o.native_host == host) {
+      slot.native_id = o.native_id;
+      return;
+    }
+  }
+}
+
+/// The group of `slot` is closing: the native maps beyond the first it undoes, blocking. A driver
+/// that keeps one record per address refuses them (invalid_argument): that answer is expected.
+Result<void> unmap_extra(detail::QueueNode* q, MemNode* n, const detail::MapSlot& slot) noexcept {
+  for (unsigned k = 1; k < slot.native_count; ++k) {
+    auto done = Backend::unmap(q->native, n->native, slot.native_host, Backend::Sync{});
+    if (!done && done.error().code != Errc::invalid_argument) return done;
+  }
+  return {};
 }
 
 }  // namespace
@@ -117,12 +145,12 @@ Result<MappingBase> Queue::map_bytes(Buffer& buf, Access access, std::size_t off
       release_slot(n, r.slot);
       return fail(mapped.error());
     }
-    std::lock_guard<std::mutex> lock(n->root->map_lock);
-    slot.host = slot.native_host = *mapped;
+    settle_native(n, r.slot, *mapped);
   }
   if (reinterpret_cast<std::uintptr_t>(slot.host) % elem_align != 0) {
     if (last_of_group(n, r.slot)) {
       (void)Backend::unmap(node_->native, n->native, slot.native_host, Backend::Sync{});
+      (void)unmap_extra(node_, n, slot);
       release_slot(n, r.slot);
     }
     return fail(Errc::misaligned, "mapped address is not aligned for the element type");
@@ -189,6 +217,8 @@ Result<void> MappingBase::close(Event* out) noexcept {
     done = detail::submit(queue_, {}, out, use, [&](const Backend::Sync& s) {
       return Backend::unmap(queue_->native, n->native, slot.native_host, s);
     });
+    auto extra = unmap_extra(queue_, n, slot);
+    if (done && !extra) done = fail(extra.error());
     release_slot(n, slot_);
   } else if (out != nullptr) {
     // The native mapping stays with the rest of its group: nothing to wait for but this queue's order.

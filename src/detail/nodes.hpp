@@ -57,13 +57,16 @@ struct PendingTable;
 /// MemNode::slots_used, so a new node leaves the slots unwritten.
 /// Read mappings of one node made on one queue over bytes an open read mapping of that node already
 /// maps share its native mapping (one native map, one native unmap by the last of them: drivers
-/// such as NVIDIA's refuse a second unmap of a pointer mapped twice).
+/// such as NVIDIA's refuse a second unmap of a pointer mapped twice). Two native maps of one node that
+/// return one address join one group too, and are unmapped together by its last member (the extra
+/// unmaps of that address may be refused by such a driver, and that answer is expected).
 struct MapSlot {
   std::size_t begin;         // this mapping's root-relative bytes
   std::size_t end;
   void* host;                // this mapping's first byte
   void* native_host;         // the native mapping this one uses (shared by its group)
-  std::uint32_t native_id;   // which native mapping: unique per node (two may return one address)
+  std::uint32_t native_id;   // its group: the native mappings it shares (see map_bytes)
+  unsigned native_count;     // native maps this slot must undo when its group closes
   std::size_t native_begin;  // root-relative bytes of that native mapping
   std::size_t native_end;
   std::uint64_t queue;       // QueueNode::serial of the queue it was mapped on

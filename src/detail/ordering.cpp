@@ -15,24 +15,42 @@ ByteRange root_range(const MemUse& use) noexcept {
   return ByteRange{use.node->origin + use.range.begin, use.node->origin + use.range.end};
 }
 
-void erase(PendingTable& t, std::size_t i) noexcept {
-  Backend::event_release(t.entries[i].event);
-  for (std::size_t j = i + 1; j < t.count; ++j) t.entries[j - 1] = t.entries[j];  // keeps age order
-  --t.count;
+void drop(PendingCommand& e) noexcept {
+  if (e.event != Backend::NativeEvent{}) Backend::event_release(e.event);
+  unref(e.queue);
 }
 
-/// Makes room for one entry of `queue`: drops completed entries, else merges the newest entry of
-/// `queue` into `grow` (returning its index), else waits for the oldest entry and drops it.
-/// Returns max_pending_per_root when a slot was freed.
-std::size_t make_room(PendingTable& t, std::uint64_t queue) noexcept {
+void erase(PendingTable& t, std::size_t i) noexcept {
+  drop(t.entries[i]);
+  const std::size_t n = t.count.load(std::memory_order_relaxed);
+  for (std::size_t j = i + 1; j < n; ++j) t.entries[j - 1] = t.entries[j];  // keeps age order
+  t.count.store(n - 1, std::memory_order_release);
+}
+
+/// The entry's event; a blocking write's entry gets one now: a marker on its queue, which completes
+/// after the write (and the rest of that queue so far). Errc: those of Backend::marker.
+Result<Backend::NativeEvent> event_of(PendingCommand& e) noexcept {
+  if (e.event == Backend::NativeEvent{}) {
+    Backend::Sync sync;
+    sync.out = &e.event;
+    EDGEMEM_TRY(Backend::marker(e.queue->native, sync));
+  }
+  return e.event;
+}
+
+/// Makes room for one entry of `queue`: drops completed entries, else returns the index of the newest
+/// entry of `queue` (to widen), else waits for the oldest entry and drops it. Returns
+/// max_pending_per_root when a slot was freed.
+std::size_t make_room(PendingTable& t, const QueueNode* queue) noexcept {
   for (std::size_t i = t.count; i-- > 0;) {
-    auto done = Backend::event_complete(t.entries[i].event);
+    auto event = event_of(t.entries[i]);
+    auto done = event ? Backend::event_complete(*event) : Result<bool>(true);
     if (!done || *done) erase(t, i);  // a failed command has ended too
   }
   if (t.count < max_pending_per_root) return max_pending_per_root;
   for (std::size_t i = t.count; i-- > 0;)
     if (t.entries[i].queue == queue) return i;
-  (void)Backend::event_wait(t.entries[0].event);  // 16 queues pending on one root: the rare slow path
+  if (auto oldest = event_of(t.entries[0])) (void)Backend::event_wait(*oldest);  // 16 queues pending: rare
   erase(t, 0);
   return max_pending_per_root;
 }
@@ -43,21 +61,23 @@ OrderWaits::~OrderWaits() {
   for (std::size_t i = 0; i < count_; ++i) Backend::event_release(events_[i]);
 }
 
-void OrderWaits::collect(std::uint64_t queue, const MemUse& use) noexcept {
-  if (use.node == nullptr) return;
+Result<void> OrderWaits::collect(const QueueNode* queue, const MemUse& use) noexcept {
+  if (use.node == nullptr) return {};
   PendingTable* t = use.node->root->pending;
-  if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
+  if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return {};
   const ByteRange r = root_range(use);
   std::lock_guard<std::mutex> lock(use.node->root->map_lock);
   for (std::size_t i = 0; i < t->count; ++i) {
-    const PendingCommand& e = t->entries[i];
+    PendingCommand& e = t->entries[i];
     if (e.queue == queue || !conflicts(e, r, use.writes)) continue;
+    EDGEMEM_TRY_ASSIGN(const Backend::NativeEvent event, event_of(e));
     bool seen = false;
-    for (std::size_t j = 0; j < count_ && !seen; ++j) seen = events_[j] == e.event;
+    for (std::size_t j = 0; j < count_ && !seen; ++j) seen = events_[j] == event;
     if (seen || count_ == max_order_waits) continue;
-    Backend::event_retain(e.event);
-    events_[count_++] = e.event;
+    Backend::event_retain(event);
+    events_[count_++] = event;
   }
+  return {};
 }
 
 std::size_t OrderWaits::copy_to(Backend::NativeEvent* out) const noexcept {
@@ -65,7 +85,7 @@ std::size_t OrderWaits::copy_to(Backend::NativeEvent* out) const noexcept {
   return count_;
 }
 
-void record_pending(std::uint64_t queue, const MemUse& use, Backend::NativeEvent event) noexcept {
+void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr) return;
@@ -81,8 +101,7 @@ void record_pending(std::uint64_t queue, const MemUse& use, Backend::NativeEvent
       erase(*t, i);
     }
   }
-  std::size_t at = t->count;
-  if (at == max_pending_per_root) {
+  if (t->count == max_pending_per_root) {
     const std::size_t merge = make_room(*t, queue);
     if (merge != max_pending_per_root) {  // widen the newest same-queue entry: later, wider, still correct
       PendingCommand& e = t->entries[merge];
@@ -90,14 +109,15 @@ void record_pending(std::uint64_t queue, const MemUse& use, Backend::NativeEvent
       writes = writes || e.writes;
       erase(*t, merge);
     }
-    at = t->count;
   }
-  Backend::event_retain(event);
+  if (event != Backend::NativeEvent{}) Backend::event_retain(event);
+  retain(queue);
+  const std::size_t at = t->count.load(std::memory_order_relaxed);
   t->entries[at] = PendingCommand{r.begin, r.end, queue, event, writes};
-  ++t->count;
+  t->count.store(at + 1, std::memory_order_release);
 }
 
-void forget_completed(std::uint64_t queue, const MemUse& use) noexcept {
+void forget_completed(const QueueNode* queue, const MemUse& use) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
@@ -110,7 +130,7 @@ PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); 
 
 void destroy_pending_table(PendingTable* table) noexcept {
   if (table == nullptr) return;
-  for (std::size_t i = 0; i < table->count; ++i) Backend::event_release(table->entries[i].event);
+  for (std::size_t i = 0; i < table->count; ++i) drop(table->entries[i]);
   destroy_node(table);
 }
 

@@ -26,8 +26,9 @@ inline constexpr std::size_t max_pending_per_root = 16;
 struct PendingCommand {
   std::size_t begin;
   std::size_t end;
-  std::uint64_t queue;          // QueueNode::serial
-  Backend::NativeEvent event;   // one reference held by the table
+  QueueNode* queue;             // one reference held by the table
+  Backend::NativeEvent event;   // one reference held by the table; empty for a blocking write until
+                                // another queue needs to wait for it (then a marker on `queue`)
   bool writes;
 };
 
@@ -60,7 +61,8 @@ class OrderWaits {
   OrderWaits& operator=(const OrderWaits&) = delete;
   ~OrderWaits();
   /// Appends (retained) the events of commands on queues other than `queue` that conflict with `use`.
-  void collect(std::uint64_t queue, const MemUse& use) noexcept;
+  /// Errc: those of Backend::marker (a blocking write's entry gets its event only now).
+  [[nodiscard]] Result<void> collect(const QueueNode* queue, const MemUse& use) noexcept;
   /// Copies the collected events to `out`; returns how many.
   std::size_t copy_to(Backend::NativeEvent* out) const noexcept;
 
@@ -69,12 +71,13 @@ class OrderWaits {
   std::size_t count_ = 0;
 };
 
-/// Records `event` (the caller keeps its own reference) as a command of `queue` on `use`'s bytes.
-void record_pending(std::uint64_t queue, const MemUse& use, Backend::NativeEvent event) noexcept;
+/// Records `event` (the caller keeps its own reference; empty: a blocking write with no event) as a
+/// command of `queue` on `use`'s bytes.
+void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event) noexcept;
 
 /// A command of `queue` on `use`'s root has completed, so every earlier command of `queue` has:
 /// their entries go.
-void forget_completed(std::uint64_t queue, const MemUse& use) noexcept;
+void forget_completed(const QueueNode* queue, const MemUse& use) noexcept;
 
 /// A new table for a root (null: out of host memory). Only when tracks_pending.
 PendingTable* make_pending_table() noexcept;

@@ -24,11 +24,11 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 /// Checks `waits` against queue `q`, then runs `command(sync)` on memory uses `a` and `b` (b.node may
 /// be null). The command also waits for commands of other queues that still reach its bytes in a
 /// conflicting way; an async command (`out` non-null, its event lands there) is recorded on the roots
-/// it touches, and so is a blocking one that may still run on the device (Backend::Sync::pending);
+/// it touches, and so is a blocking one that may still run on the device (Backend::Sync::still_running);
 /// any other blocking one has completed on return, and with it every earlier command of `q`.
 /// Errc: released / exhausted / invalid_argument (wait list), or the command's own.
 template <class Command>
-Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
+Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
                     Command&& command) noexcept {
   Backend::NativeEvent natives[max_wait_events + (tracks_pending ? max_order_waits : 0)];
   EDGEMEM_TRY(gather_waits(q->ctx, waits, natives));
@@ -38,19 +38,17 @@ Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse
   sync.out = out != nullptr ? &produced : nullptr;
   if constexpr (tracks_pending) {
     OrderWaits order;
-    order.collect(q->serial, a);
-    if (b.node != nullptr) order.collect(q->serial, b);
+    EDGEMEM_TRY(order.collect(q, a));
+    EDGEMEM_TRY(order.collect(q, b));
     sync.wait_count += order.copy_to(natives + sync.wait_count);
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
-    Backend::NativeEvent still_running{};
-    if (out == nullptr) sync.pending = &still_running;
+    bool still_running = false;
+    if (out == nullptr) sync.still_running = &still_running;
     EDGEMEM_TRY(command(sync));
-    const bool pending = out != nullptr || still_running != Backend::NativeEvent{};
     for (const MemUse* u : {&a, &b}) {
-      if (pending) record_pending(q->serial, *u, out != nullptr ? produced : still_running);
-      else forget_completed(q->serial, *u);
+      if (out != nullptr || still_running) record_pending(q, *u, produced);
+      else forget_completed(q, *u);
     }
-    if (still_running != Backend::NativeEvent{}) Backend::event_release(still_running);
   } else {
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
     EDGEMEM_TRY(command(sync));
@@ -61,7 +59,7 @@ Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse
 
 /// submit() for a command on one buffer.
 template <class Command>
-Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse& a, Command&& command) noexcept {
+Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, Command&& command) noexcept {
   return submit(q, waits, out, a, MemUse{}, std::forward<Command>(command));
 }
 
@@ -69,16 +67,16 @@ Result<void> submit(const QueueNode* q, WaitList waits, Event* out, const MemUse
 /// queues that still reach its bytes in a conflicting way; once it returns, every earlier command of
 /// `q` has completed. Errc: the map's own.
 template <class Map>
-Result<void*> submit_map(const QueueNode* q, const MemUse& use, Map&& map) noexcept {
+Result<void*> submit_map(QueueNode* q, const MemUse& use, Map&& map) noexcept {
   Backend::Sync sync;
   if constexpr (tracks_pending) {
     Backend::NativeEvent natives[max_order_waits];
     OrderWaits order;
-    order.collect(q->serial, use);
+    EDGEMEM_TRY(order.collect(q, use));
     sync.wait_count = order.copy_to(natives);
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
     auto mapped = map(sync);
-    if (mapped) forget_completed(q->serial, use);
+    if (mapped) forget_completed(q, use);
     return mapped;
   } else {
     return map(sync);

@@ -7,6 +7,13 @@
 #include <edgemem/live_objects.hpp>
 
 #include <cstdio>
+#include <cstdlib>
+#if defined(__GLIBC__) || defined(__linux__)
+#include <csignal>
+#include <execinfo.h>
+#include <unistd.h>
+#define EMT_BACKTRACE 1
+#endif
 
 namespace {
 
@@ -61,9 +68,30 @@ struct LiveObjectListener : doctest::IReporter {
 
 REGISTER_LISTENER("edgemem_live_objects", 1, LiveObjectListener);
 
+#if EMT_BACKTRACE
+/// EDGEMEM_TEST_BACKTRACE=1 (for runs on machines without a debugger, in a build with
+/// -DDOCTEST_CONFIG_NO_POSIX_SIGNALS so doctest leaves the signals alone): a crash prints its stack.
+void print_backtrace(int sig) {
+  void* frames[64];
+  const int n = backtrace(frames, 64);
+  const char msg[] = "edgemem_conformance: fatal signal, stack:\n";
+  (void)!write(2, msg, sizeof msg - 1);
+  backtrace_symbols_fd(frames, n, 2);
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
+#if EMT_BACKTRACE
+  if (const char* bt = std::getenv("EDGEMEM_TEST_BACKTRACE"); bt != nullptr && bt[0] == '1') {
+    std::signal(SIGSEGV, print_backtrace);
+    std::signal(SIGABRT, print_backtrace);
+    std::signal(SIGBUS, print_backtrace);
+  }
+#endif
   doctest::Context context;
   context.applyCommandLine(argc, argv);
   const int result = context.run();

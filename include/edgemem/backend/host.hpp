@@ -35,9 +35,9 @@ struct Host {
     std::size_t wait_count = 0;          ///< number of events in `waits`
     NativeEvent* out = nullptr;          ///< null: blocking; otherwise receives the command's event
     /// Blocking commands only, optional: a command that may still run on the device after its blocking
-    /// call returns (OpenCL's blocking write, done once the host bytes are copied out) stores its event
-    /// here instead of waiting for it; any other command leaves it untouched.
-    NativeEvent* pending = nullptr;
+    /// call returns (OpenCL's blocking write, done once the host bytes are copied out) sets it to true
+    /// instead of waiting; commands on the queue after it still run after it. Others leave it untouched.
+    bool* still_running = nullptr;
   };
   /// What mem_create should make.
   struct MemDesc {

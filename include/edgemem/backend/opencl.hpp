@@ -39,9 +39,9 @@ struct OpenCL {
     std::size_t wait_count = 0;          ///< number of events in `waits`
     NativeEvent* out = nullptr;          ///< null: blocking; otherwise receives the command's event
     /// Blocking commands only, optional: a command that may still run on the device after its blocking
-    /// call returns (OpenCL's blocking write, done once the host bytes are copied out) stores its event
-    /// here instead of waiting for it; any other command leaves it untouched.
-    NativeEvent* pending = nullptr;
+    /// call returns (OpenCL's blocking write, done once the host bytes are copied out) sets it to true
+    /// instead of waiting; commands on the queue after it still run after it. Others leave it untouched.
+    bool* still_running = nullptr;
   };
   /// What mem_create should make.
   struct MemDesc {
@@ -103,8 +103,8 @@ struct OpenCL {
   static void mem_release(NativeMem& mem) noexcept;
 
   /// Writes `bytes` bytes from `src` at byte `offset`. Blocking (sync.out null): `src` may be reused on
-  /// return; the device write may still run, and its event goes to sync.pending, or without one the
-  /// call waits for it.
+  /// return; the device write may still run (then *sync.still_running is set), or, without
+  /// sync.still_running, the call waits for it.
   [[nodiscard]] static Result<void> write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src,
                                           std::size_t bytes, const Sync& sync) noexcept;
   /// Reads `bytes` bytes at byte `offset` into `dst`.
