@@ -5,8 +5,12 @@
 /// Return rule: the block goes back to its pool when the last reference to it goes: this handle,
 /// a Mapping made through it, a sub-buffer made from it, or a Buffer moved out of buffer(). So a
 /// block whose handle dies while a Mapping of it is open returns when that Mapping unmaps (deferred
-/// return), and a block can never be handed out while anything still reaches it. A block only ever
-/// goes back to the pool that carved it (the link lives in the block itself).
+/// return), and a block can never be handed out while a handle, mapping or sub-buffer still reaches it.
+/// Commands still queued on it (on any queue) do not hold it back: it returns at once and carries them
+/// to its next owner, whose first command, map or unmap waits for them (stream-ordered release; see
+/// queue.hpp). Commands edgemem does not see (your kernels on native()) are ordered by
+/// release(const Queue&). A block only ever goes back to the pool that carved it (the link lives in
+/// the block itself).
 #pragma once
 #include <cstddef>
 #include <cstdint>
