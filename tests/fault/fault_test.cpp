@@ -248,6 +248,27 @@ Result<void> frame_ring(Env& e) {
   return {};
 }
 
+// Two queues: a block dropped with a write pending on the second queue and handed to the first, a
+// blocking write on one queue read on the other (its marker is made then), release(queue).
+Result<void> two_queues(Env& e) {
+  EDGEMEM_TRY_ASSIGN(Queue q2, Queue::create(e.ctx));
+  FixedPool<1> pool;
+  EDGEMEM_TRY(pool.init(e.ctx, e.q, 1024, 1));
+  // Static: a step that fails returns while the async write may still read its source.
+  static const auto old_bytes = pattern(1024, 7), new_bytes = pattern(1024, 8);
+  {
+    EDGEMEM_TRY_ASSIGN(PooledBuffer block, pool.acquire());
+    EDGEMEM_TRY_ASSIGN(Event pending, q2.write_async(block, 0, old_bytes.data(), old_bytes.size()));
+    EDGEMEM_TRY(block.release(q2));
+  }
+  EDGEMEM_TRY_ASSIGN(PooledBuffer block, pool.acquire());
+  EDGEMEM_TRY(e.q.write(block, 0, new_bytes.data(), new_bytes.size()));
+  if (!same_bytes(e.q, block, 0, new_bytes)) return broken();
+  EDGEMEM_TRY(q2.write(block, 0, old_bytes.data(), old_bytes.size()));
+  if (!same_bytes(e.q, block, 0, old_bytes)) return broken();
+  return {};
+}
+
 struct Scenario {
   const char* name;
   Result<void> (*run)(Env&);
@@ -256,7 +277,7 @@ struct Scenario {
 const Scenario kScenarios[] = {
     {"context+queue", context_queue}, {"buffer create", buffer_create}, {"sub-buffers", sub_buffers},
     {"map/unmap", mapping},           {"write/read/fill/copy/rect", transfers}, {"fixed pool", fixed_pool},
-    {"heap", heap_checked},           {"frame ring", frame_ring},
+    {"heap", heap_checked},           {"frame ring", frame_ring},      {"two queues", two_queues},
 };
 
 // ---- the harness -----------------------------------------------------------------------------
