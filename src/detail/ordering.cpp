@@ -69,7 +69,9 @@ Result<void> OrderWaits::collect(const QueueNode* queue, const MemUse& use) noex
   std::lock_guard<std::mutex> lock(use.node->root->map_lock);
   for (std::size_t i = 0; i < t->count; ++i) {
     PendingCommand& e = t->entries[i];
-    if (e.queue == queue || !conflicts(e, r, use.writes)) continue;
+    if (e.queue == queue) continue;
+    t->many_queues = true;
+    if (!conflicts(e, r, use.writes)) continue;
     EDGEMEM_TRY_ASSIGN(const Backend::NativeEvent event, event_of(e));
     bool seen = false;
     for (std::size_t j = 0; j < count_ && !seen; ++j) seen = events_[j] == event;
@@ -110,6 +112,9 @@ void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent ev
       erase(*t, merge);
     }
   }
+  if (t->first_queue == 0) t->first_queue = queue->serial;
+  else if (t->first_queue != queue->serial) t->many_queues = true;
+  if (!t->many_queues) event = Backend::NativeEvent{};  // made on demand (event_of)
   if (event != Backend::NativeEvent{}) Backend::event_retain(event);
   retain(queue);
   const std::size_t at = t->count.load(std::memory_order_relaxed);

@@ -38,6 +38,11 @@ struct PendingTable {
   /// Entries in use. Written under the lock; read without it only to skip an empty table (a command
   /// racing another thread's record is not ordered after it in any case).
   std::atomic<std::size_t> count{0};
+  /// QueueNode::serial of the first queue that recorded a command here, and whether any other queue
+  /// has used the root since. While one queue alone uses a root, entries keep no event (a marker
+  /// makes one if a second queue ever needs it), so single-queue work costs no driver call here.
+  std::uint64_t first_queue = 0;
+  bool many_queues = false;
 };
 
 /// Whether the active backend needs the table (false: commands complete at enqueue).
