@@ -3,7 +3,7 @@
 # with -Dwerror=true and exits non-zero on the first failure:
 #   1. cross suites: host backend for aarch64 and armhf (cross/*.ini), every meson test under qemu-user
 #   2. OpenCL backend cross-compiled and linked for aarch64 against the arm64 ICD loader (multiarch);
-#      its readme_example runs under qemu and must report that no OpenCL platform is installed
+#      its readme_example runs under qemu and must report that no platform is installed
 #   3. tests/consumer: edgemem as a Meson subproject (static, host), native and aarch64 under qemu;
 #      the subproject builds only libedgemem.a and registers no test; no meson.build sets global arguments
 #   4. meson install to a temporary prefix; a one-file consumer built with plain g++ and
@@ -99,7 +99,7 @@ step_opencl_cross() {
   aarch64-linux-gnu-readelf -d "$exe" | grep -q 'NEEDED.*libOpenCL.so.1' || die "$exe does not link libOpenCL.so.1"
   local out
   out=$("${QEMU_A64[@]}" "$exe" 2>&1 || true)
-  [[ "$out" == *"unsupported: no OpenCL platform"* ]] || die "$exe under qemu printed: $out"
+  [[ "$out" == *"unsupported: no platform is installed"* ]] || die "$exe under qemu printed: $out"
   echo "  libedgemem.a + examples linked against /usr/lib/aarch64-linux-gnu/libOpenCL.so; under qemu: $out"
 }
 

@@ -49,6 +49,7 @@ Result<DeviceSelector> resolve(const DeviceSelector& requested) noexcept {
   int first = -1;
   for (unsigned p = 0; p < platforms && first < 0; ++p)
     if (census.devices[p] != 0) first = static_cast<int>(p);
+  if (platforms == 0) return fail(Errc::unsupported, "no platform is installed (OpenCL: no ICD found)");
   if (first < 0) return fail(Errc::unsupported, "no device of the requested type on any platform");
   if (sel.platform_index < 0) sel.platform_index = first;
   if (static_cast<unsigned>(sel.platform_index) >= platforms)
