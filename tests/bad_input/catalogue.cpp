@@ -58,6 +58,14 @@ Buffer& Scene::make(std::size_t n, Storage storage, MemFlags flags) {
   return owned_.back();
 }
 
+Buffer& Scene::make_wrapped(std::vector<unsigned char>& host) {
+  auto b = Buffer::wrap(f_.ctx, host.data(), host.size());
+  CHECK_MESSAGE(static_cast<bool>(b), "Buffer::wrap -> " << emt::describe(b));
+  owned_.push_back(b ? std::move(*b) : Buffer{});
+  watch(owned_.back());
+  return owned_.back();
+}
+
 Buffer& Scene::make_unwatched(std::size_t n) {
   Bytes contents = random_bytes(n);
   auto b = Buffer::from_host(f_.ctx, contents.data(), n);

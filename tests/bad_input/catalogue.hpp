@@ -41,6 +41,8 @@ class Scene {
   /// failed check) on error.
   edgemem::Buffer& make(std::size_t n, edgemem::Storage storage = edgemem::Storage::device,
                        edgemem::MemFlags flags = edgemem::MemFlags::read_write);
+  /// A Buffer::wrap over all of `host` (its bytes as they are), owned by the scene and recorded.
+  edgemem::Buffer& make_wrapped(std::vector<unsigned char>& host);
   /// As make(), but not recorded (for a buffer a case maps for writing: reading it would be refused).
   edgemem::Buffer& make_unwatched(std::size_t n);
   /// Records `b` (its properties now, its contents read through the fixture's queue now).

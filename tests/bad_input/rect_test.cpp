@@ -179,35 +179,31 @@ BAD_INPUT("copy_rect: source pitch smaller than the region") {
 
 BAD_INPUT("write_rect: host rows inside the buffer's own wrapped memory") {
   emt::Fixture f;
+  std::vector<unsigned char> host = emt::random_bytes(kBytes);  // outlives the scene's buffer over it
   Scene s(f);
-  std::vector<unsigned char> host = emt::random_bytes(kBytes);
-  auto w = Buffer::wrap(f.ctx, host.data(), kBytes);
-  REQUIRE_OK(w);
-  s.watch(*w);
+  Buffer& w = s.make_wrapped(host);
   // Buffer rows 0..3 from host rows 2..5 of the same memory: rows 2 and 3 are both.
-  s.expect(Errc::overlap, [&] { return f.q.write_rect(*w, rect(16, 4), host.data() + 2 * 64, kBytes - 2 * 64); });
+  s.expect(Errc::overlap, [&] { return f.q.write_rect(w, rect(16, 4), host.data() + 2 * 64, kBytes - 2 * 64); });
   // Each host row [33, 49) + 64k shares only its last byte with buffer row [48, 64) + 64k.
   Rect r = rect(16, 4);
   r.buffer.origin.x = 48;
-  s.expect(Errc::overlap, [&] { return f.q.write_rect_async(*w, r, host.data() + 33, kBytes - 33); });
+  s.expect(Errc::overlap, [&] { return f.q.write_rect_async(w, r, host.data() + 33, kBytes - 33); });
   // Rows that interleave without sharing a byte (buffer rows at x 0..15, host rows at x 16..31) are
   // refused too: host memory anywhere in the wrapped memory is (PoCL skips such transfers silently).
-  s.expect(Errc::overlap, [&] { return f.q.write_rect(*w, rect(16, 4), host.data() + 16, kBytes - 16); });
+  s.expect(Errc::overlap, [&] { return f.q.write_rect(w, rect(16, 4), host.data() + 16, kBytes - 16); });
 }
 
 BAD_INPUT("read_rect: host rows inside the buffer's own wrapped memory") {
   emt::Fixture f;
+  std::vector<unsigned char> host = emt::random_bytes(kBytes);  // outlives the scene's buffer over it
   Scene s(f);
-  std::vector<unsigned char> host = emt::random_bytes(kBytes);
-  auto w = Buffer::wrap(f.ctx, host.data(), kBytes);
-  REQUIRE_OK(w);
-  s.watch(*w);
+  Buffer& w = s.make_wrapped(host);
   Rect r = rect(16, 4);
   r.buffer.origin.y = 8;  // buffer rows 8..11 into the same rows
-  s.expect(Errc::overlap, [&] { return f.q.read_rect(*w, r, host.data() + 8 * 64, kBytes - 8 * 64); });
+  s.expect(Errc::overlap, [&] { return f.q.read_rect(w, r, host.data() + 8 * 64, kBytes - 8 * 64); });
   r.host.slice_pitch = 64 * 4;
   r.region.z = 2;  // host slice 1 lies at x 8..23 of rows 8..11, buffer slice 0 at x 0..15 of the same rows
-  s.expect(Errc::overlap, [&] { return f.q.read_rect_async(*w, r, host.data() + 4 * 64 + 8, kBytes - 4 * 64 - 8); });
+  s.expect(Errc::overlap, [&] { return f.q.read_rect_async(w, r, host.data() + 4 * 64 + 8, kBytes - 4 * 64 - 8); });
   r.region.z = 1;
-  s.expect(Errc::overlap, [&] { return f.q.read_rect(*w, r, host.data() + 8 * 64 + 16, kBytes - 8 * 64 - 16); });
+  s.expect(Errc::overlap, [&] { return f.q.read_rect(w, r, host.data() + 8 * 64 + 16, kBytes - 8 * 64 - 16); });
 }

@@ -292,27 +292,23 @@ BAD_INPUT("Queue::copy: two wrapped buffers over overlapping caller memory") {
 
 BAD_INPUT("Queue::write and read: host pointer inside the buffer's own wrapped memory") {
   emt::Fixture f;
+  std::vector<unsigned char> host = emt::random_bytes(kBytes);  // outlives the scene's buffer over it
   Scene s(f);
-  std::vector<unsigned char> host = emt::random_bytes(kBytes);
-  auto w = Buffer::wrap(f.ctx, host.data(), kBytes);
-  REQUIRE_OK(w);
-  s.watch(*w);
-  s.expect(Errc::overlap, [&] { return f.q.write(*w, 0, host.data() + 64, 128); });
-  s.expect(Errc::overlap, [&] { return f.q.read(*w, 128, host.data() + 64, 128); });
+  Buffer& w = s.make_wrapped(host);
+  s.expect(Errc::overlap, [&] { return f.q.write(w, 0, host.data() + 64, 128); });
+  s.expect(Errc::overlap, [&] { return f.q.read(w, 128, host.data() + 64, 128); });
   // Disjoint bytes of the same memory are refused too (PoCL 3.1 skips such a write silently).
-  s.expect(Errc::overlap, [&] { return f.q.write(*w, 0, host.data() + 512, 128); });
-  s.expect(Errc::overlap, [&] { return f.q.read(*w, 0, host.data() + kBytes - 1, 1); });
+  s.expect(Errc::overlap, [&] { return f.q.write(w, 0, host.data() + 512, 128); });
+  s.expect(Errc::overlap, [&] { return f.q.read(w, 0, host.data() + kBytes - 1, 1); });
 }
 
 BAD_INPUT("Queue::fill: pattern inside the buffer's own wrapped memory, in the filled range") {
   emt::Fixture f;
+  std::vector<unsigned char> host = emt::random_bytes(kBytes);  // outlives the scene's buffer over it
   Scene s(f);
-  std::vector<unsigned char> host = emt::random_bytes(kBytes);
-  auto w = Buffer::wrap(f.ctx, host.data(), kBytes);
-  REQUIRE_OK(w);
-  s.watch(*w);
-  s.expect(Errc::overlap, [&] { return f.q.fill(*w, 0, 256, host.data() + 64, 4); });
-  s.expect(Errc::overlap, [&] { return f.q.fill_async(*w, 128, 128, host.data() + 252, 8); });  // last 4 bytes
-  CHECK_OK(f.q.fill(*w, 512, 256, host.data() + 64, 4));  // the pattern outside the filled range: fine
-  CHECK_OK(f.q.fill(*w, 256, 256, host.data() + 248, 8));  // ends where the filled range starts
+  Buffer& w = s.make_wrapped(host);
+  s.expect(Errc::overlap, [&] { return f.q.fill(w, 0, 256, host.data() + 64, 4); });
+  s.expect(Errc::overlap, [&] { return f.q.fill_async(w, 128, 128, host.data() + 252, 8); });  // last 4 bytes
+  CHECK_OK(f.q.fill(w, 512, 256, host.data() + 64, 4));  // the pattern outside the filled range: fine
+  CHECK_OK(f.q.fill(w, 256, 256, host.data() + 248, 8));  // ends where the filled range starts
 }
