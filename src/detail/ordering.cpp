@@ -27,8 +27,9 @@ void erase(PendingTable& t, std::size_t i) noexcept {
   t.count.store(n - 1, std::memory_order_release);
 }
 
-/// The entry's event; a blocking write's entry gets one now: a marker on its queue, which completes
-/// after the write (and the rest of that queue so far). Errc: those of Backend::marker.
+/// The entry's event. An entry recorded without one (a blocking write, or any command while one queue
+/// alone used the root) gets one now: a marker on its queue, which completes after that command (and
+/// the rest of that queue so far). Errc: those of Backend::marker.
 Result<Backend::NativeEvent> event_of(PendingCommand& e) noexcept {
   if (e.event == Backend::NativeEvent{}) {
     Backend::Sync sync;
@@ -44,7 +45,8 @@ Result<Backend::NativeEvent> event_of(PendingCommand& e) noexcept {
 std::size_t make_room(PendingTable& t, const QueueNode* queue) noexcept {
   for (std::size_t i = t.count; i-- > 0;) {
     auto event = event_of(t.entries[i]);
-    auto done = event ? Backend::event_complete(*event) : Result<bool>(true);
+    if (!event) continue;  // no marker now: keep the entry (it may still run)
+    auto done = Backend::event_complete(*event);
     if (!done || *done) erase(t, i);  // a failed command has ended too
   }
   if (t.count < max_pending_per_root) return max_pending_per_root;

@@ -27,8 +27,9 @@ struct PendingCommand {
   std::size_t begin;
   std::size_t end;
   QueueNode* queue;             // one reference held by the table
-  Backend::NativeEvent event;   // one reference held by the table; empty for a blocking write until
-                                // another queue needs to wait for it (then a marker on `queue`)
+  Backend::NativeEvent event;   // one reference held by the table; empty (a blocking write, or while
+                                // one queue alone uses the root) until another queue needs to wait
+                                // for it: then a marker on `queue` (event_of in ordering.cpp)
   bool writes;
 };
 
