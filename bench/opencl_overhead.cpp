@@ -75,8 +75,8 @@ int main(int argc, char** argv) {
   std::printf("device=\"%s\" version=\"%s\"\n", ctx->info().name, ctx->info().version);
 
   cl_command_queue cq = q->native();
-  cl_mem small_mem = small_buf->native();
-  cl_mem big_mem = big_buf->native();
+  cl_mem small_mem = small_buf->native().value_or(nullptr);  // roots: their own cl_mem, never fails
+  cl_mem big_mem = big_buf->native().value_or(nullptr);
   std::vector<unsigned char> host(big);
   for (std::size_t i = 0; i < big; ++i) host[i] = static_cast<unsigned char>(i * 13 + 1);
   std::uint32_t word = 0xDEADBEEF;

@@ -1,10 +1,10 @@
 #include <edgemem/buffer.hpp>
 #include <edgemem/queue.hpp>
 
-#include "detail/checks.hpp"
-#include "detail/live.hpp"
-#include "detail/nodes.hpp"
-#include "detail/ordering.hpp"
+#include "core/checks.hpp"
+#include "core/live.hpp"
+#include "core/nodes.hpp"
+#include "core/ordering.hpp"
 
 namespace edgemem {
 
@@ -13,14 +13,27 @@ using detail::MemNode;
 
 namespace {
 
+constexpr std::uint32_t kDeviceBits = 3u;
+constexpr std::uint32_t kHostBits = 7u << 2;
+
 Result<void> check_flags(MemFlags flags) noexcept {
   const auto bits = static_cast<std::uint32_t>(flags);
-  const auto device = bits & 3u;
-  const auto host = bits & (7u << 2);
+  const auto device = bits & kDeviceBits;
+  const auto host = bits & kHostBits;
   if (bits & ~31u) return fail(Errc::invalid_argument, "unknown MemFlags bits");
   if (device == 3u) return fail(Errc::invalid_argument, "read_only and write_only together");
   if (host != 0 && (host & (host - 1)) != 0) return fail(Errc::invalid_argument, "more than one host access flag");
   return {};
+}
+
+/// True when `child` allows no more than `parent`: the same device access or any under read_write, and
+/// the same host access, host_no_access, or any under no host flag (OpenCL's rule for sub-buffers).
+bool narrows(MemFlags parent, MemFlags child) noexcept {
+  const auto p = static_cast<std::uint32_t>(parent), c = static_cast<std::uint32_t>(child);
+  const bool device_ok = (p & kDeviceBits) == 0 || (p & kDeviceBits) == (c & kDeviceBits);
+  const bool host_ok = (p & kHostBits) == 0 || (p & kHostBits) == (c & kHostBits) ||
+                       (c & kHostBits) == static_cast<std::uint32_t>(MemFlags::host_no_access);
+  return device_ok && host_ok;
 }
 
 /// Gives a new root its table of pending commands (backends whose commands outlive their enqueue);
@@ -74,47 +87,58 @@ Backend::MemDesc describe(std::size_t bytes, Storage storage, MemFlags flags) no
 
 /// A node over a buffer made elsewhere, with one retained reference; a sub-buffer brings its parent
 /// along as its root. Errc: those of Backend::mem_adopt, out_of_host_memory.
-Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem) noexcept {
+Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, AdoptMode mode) noexcept {
   Backend::AdoptedMem a;
-  EDGEMEM_TRY(Backend::mem_adopt(cn->native, mem, a));
+  EDGEMEM_TRY(Backend::mem_adopt(cn->native, mem, mode, a));
+  auto drop_native = [&] {
+    if (mode == AdoptMode::retain) Backend::mem_release(mem);
+  };
   MemNode* node = detail::make_node<MemNode>();
   MemNode* parent = nullptr;
   if (node != nullptr && a.is_sub) {
-    auto adopted_parent = adopt_node(cn, a.parent);
+    auto adopted_parent = adopt_node(cn, a.parent, mode);
     if (!adopted_parent) {
-      Backend::mem_release(mem);
+      drop_native();
       detail::destroy_node(node);
       return fail(adopted_parent.error());
     }
     parent = *adopted_parent;
   }
   if (node == nullptr || (parent == nullptr && !attach_pending_table(node))) {
-    Backend::mem_release(mem);
+    drop_native();
     if (parent != nullptr) detail::unref(parent);
     return fail(Errc::out_of_host_memory, "no memory for the adopted buffer's bookkeeping");
   }
-  if (parent == nullptr) detail::retain(cn);  // a root holds the context; a sub-buffer borrows it
-  node->ctx = cn;
-  node->parent = parent;
-  node->root = parent != nullptr ? parent->root : node;
-  node->origin = parent != nullptr ? parent->origin + a.origin : 0;
-  node->bytes = a.bytes;
-  node->storage = a.storage;
-  node->flags = a.flags;
-  node->wrapped = a.wrapped;
-  // The overlap checks read the root's caller memory; an adopted sub-buffer's root is its adopted
-  // parent, which recorded the same memory.
-  if (parent == nullptr) node->host = static_cast<const std::byte*>(a.host);
+  if (parent != nullptr) {
+    // A view of its adopted parent whose native sub-object is the adopted one. The parent's
+    // reference to it moves to the view (init_view takes one more).
+    detail::init_view(node, parent, parent->origin + a.origin, a.bytes, a.flags);
+    detail::unref(parent);
+    node->storage = a.storage;
+    node->wrapped = a.wrapped;
+    node->native_ready.store(true, std::memory_order_relaxed);
+  } else {
+    detail::retain(cn);  // a root holds the context
+    node->ctx = cn;
+    node->bytes = a.bytes;
+    node->storage = a.storage;
+    node->flags = a.flags;
+    node->wrapped = a.wrapped;
+    // The overlap checks read the root's caller memory (an adopted sub-buffer's root records it).
+    node->host = static_cast<const std::byte*>(a.host);
+    detail::live_add(detail::Live::buffer, 1);
+  }
   node->native = mem;
-  detail::live_add(parent == nullptr ? detail::Live::buffer : detail::Live::sub_buffer, 1);
+  node->borrowed = mode == AdoptMode::borrow;
   return node;
 }
 
 }  // namespace
 
-Result<Buffer> Buffer::adopt(const Context& ctx, Backend::NativeMem native) noexcept {
+Result<Buffer> Buffer::adopt(const Context& ctx, NativeMem native, AdoptMode mode) noexcept {
   if (ctx.node() == nullptr) return fail(Errc::released, "context is released");
-  EDGEMEM_TRY_ASSIGN(MemNode* n, adopt_node(ctx.node(), native));
+  if (mode != AdoptMode::retain && mode != AdoptMode::borrow) return fail(Errc::invalid_argument, "unknown AdoptMode");
+  EDGEMEM_TRY_ASSIGN(MemNode* n, adopt_node(ctx.node(), native, mode));
   return Buffer(n);
 }
 
@@ -161,29 +185,21 @@ Buffer& Buffer::operator=(Buffer&& other) noexcept {
 Buffer::~Buffer() { detail::unref(node_); }
 
 Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept {
+  return sub(offset, bytes, flags());
+}
+
+Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes, MemFlags flags) const noexcept {
   if (node_ == nullptr) return fail(Errc::released, "buffer is released");
   EDGEMEM_TRY(detail::check_range(offset, bytes, node_->bytes));
+  EDGEMEM_TRY(check_flags(flags));
+  if (!narrows(node_->flags, flags))
+    return fail(Errc::invalid_argument, "a sub-buffer's flags may only narrow its parent's access");
   const std::size_t origin = node_->origin + offset;
   if (!detail::is_multiple_of(origin, node_->ctx->info.base_align_bytes))
     return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
   MemNode* node = detail::make_node<MemNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the sub-buffer's bookkeeping");
-  auto native = Backend::mem_sub(node_->root->native, origin, bytes, node_->flags);
-  if (!native) {
-    detail::destroy_node(node);
-    return fail(native.error());
-  }
-  detail::retain(node_);  // the context is borrowed through the parent chain
-  node->ctx = node_->ctx;
-  node->parent = node_;
-  node->root = node_->root;
-  node->origin = origin;
-  node->bytes = bytes;
-  node->storage = node_->storage;
-  node->flags = node_->flags;
-  node->wrapped = node_->wrapped;
-  node->native = *native;
-  detail::live_add(detail::Live::sub_buffer, 1);
+  detail::init_view(node, node_, origin, bytes, flags);
   return Buffer(node);
 }
 
@@ -202,7 +218,10 @@ bool Buffer::shares_root_with(const Buffer& other) const noexcept {
   return node_ != nullptr && other.node_ != nullptr && node_->root == other.node_->root;
 }
 
-Backend::NativeMem Buffer::native() const noexcept { return node_ != nullptr ? node_->native : Backend::NativeMem{}; }
+Result<NativeMem> Buffer::native() const noexcept {
+  if (node_ == nullptr) return fail(Errc::released, "buffer is released");
+  return detail::native_of(node_);
+}
 
 Result<void> Buffer::release() noexcept {
   if (node_ == nullptr) return {};
@@ -226,7 +245,7 @@ Result<void> Buffer::release(const Queue& q) noexcept {
   }
   if constexpr (detail::tracks_pending) {
     Backend::NativeEvent marker{};
-    Backend::Sync sync;
+    Backend::CommandEvents sync;
     sync.out = &marker;
     EDGEMEM_TRY(Backend::marker(qn->native, sync));
     detail::record_pending(qn, detail::MemUse{node_, detail::ByteRange{0, node_->bytes}, true}, marker);

@@ -1,8 +1,8 @@
 #include <edgemem/context.hpp>
 
-#include "detail/device_env.hpp"
-#include "detail/live.hpp"
-#include "detail/nodes.hpp"
+#include "core/device_env.hpp"
+#include "core/live.hpp"
+#include "core/nodes.hpp"
 
 namespace edgemem {
 
@@ -71,9 +71,11 @@ Result<Context> Context::create(const DeviceSelector& selector) noexcept {
   return Context(n);
 }
 
-Result<Context> Context::adopt(const Backend::NativeContext& native) noexcept {
+Result<Context> Context::adopt(const NativeContext& native, AdoptMode mode) noexcept {
+  if (mode != AdoptMode::retain && mode != AdoptMode::borrow) return fail(Errc::invalid_argument, "unknown AdoptMode");
   EDGEMEM_TRY_ASSIGN(detail::ContextNode* n,
-                     open_node([&](DeviceInfo& info) { return Backend::context_adopt(native, info); }));
+                     open_node([&](DeviceInfo& info) { return Backend::context_adopt(native, mode, info); }));
+  n->borrowed = mode == AdoptMode::borrow;
   return Context(n);
 }
 

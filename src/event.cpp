@@ -1,7 +1,7 @@
 #include <edgemem/event.hpp>
 
-#include "detail/live.hpp"
-#include "detail/nodes.hpp"
+#include "core/live.hpp"
+#include "core/nodes.hpp"
 
 namespace edgemem {
 

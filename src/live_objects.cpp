@@ -3,7 +3,7 @@
 
 #include <atomic>
 
-#include "detail/live.hpp"
+#include "core/live.hpp"
 
 namespace edgemem {
 

@@ -4,10 +4,10 @@
 
 #include <cstdint>
 
-#include "detail/checks.hpp"
-#include "detail/live.hpp"
-#include "detail/nodes.hpp"
-#include "detail/submit.hpp"
+#include "core/checks.hpp"
+#include "core/live.hpp"
+#include "core/nodes.hpp"
+#include "core/submit.hpp"
 
 namespace edgemem {
 
@@ -23,6 +23,19 @@ struct Reserved {
   bool shared;
 };
 
+/// Under the root's lock: the first open slot of any node of `root` (other than slot `skip` of node
+/// `self`) for which `match(slot)` holds, or null.
+template <class Match>
+detail::MapSlot* find_open_slot(MemNode* root, const MemNode* self, unsigned skip, Match&& match) noexcept {
+  for (MemNode* m = root->mapped_head; m != nullptr; m = m->mapped_next) {
+    for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
+      if ((m->slots_used >> j & 1u) == 0 || (m == self && j == skip)) continue;
+      if (match(m->slots[j])) return &m->slots[j];
+    }
+  }
+  return nullptr;
+}
+
 /// Reserves a slot of `n` for root-relative `range` on queue `queue`. Errc: busy (conflict),
 /// exhausted (no free slot).
 Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::uint64_t queue) noexcept {
@@ -33,22 +46,23 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
   for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
     const std::uint64_t bit = std::uint64_t{1} << i;
     if ((n->slots_used & bit) != 0) continue;
+    const detail::MapSlot* joined =
+        access != Access::read ? nullptr : find_open_slot(root, n, i, [&](const detail::MapSlot& o) {
+          return o.access == Access::read && !o.closing && o.queue == queue && o.host != nullptr &&
+                 o.native_begin <= range.begin && o.native_end >= range.end;
+        });
     detail::MapSlot& slot = n->slots[i];
-    slot = detail::MapSlot{range.begin, range.end, nullptr, nullptr, 0, 0, range.begin, range.end, queue, access, false};
-    bool shared = false;
-    for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER && access == Access::read && !shared; ++j) {
-      const detail::MapSlot& o = n->slots[j];
-      if ((n->slots_used >> j & 1u) == 0 || o.access != Access::read || o.closing || o.queue != queue ||
-          o.host == nullptr || o.native_begin > range.begin || o.native_end < range.end)
-        continue;
-      slot.native_host = o.native_host;
-      slot.native_id = o.native_id;
-      slot.native_begin = o.native_begin;
-      slot.native_end = o.native_end;
-      slot.host = static_cast<std::byte*>(o.native_host) + (range.begin - o.native_begin);
-      shared = true;
+    slot = detail::MapSlot{range.begin, range.end, nullptr, {}, 0, 0, range.begin, range.end, queue, access, false};
+    const bool shared = joined != nullptr;
+    if (shared) {
+      slot.native = joined->native;
+      slot.native_id = joined->native_id;
+      slot.native_begin = joined->native_begin;
+      slot.native_end = joined->native_end;
+      slot.host = static_cast<std::byte*>(joined->native.host) + (range.begin - joined->native_begin);
+    } else {
+      slot.native_id = root->next_native_id++;
     }
-    if (!shared) slot.native_id = n->next_native_id++;
     n->slots_used |= bit;
     if (n->map_count++ == 0) {
       n->mapped_prev = nullptr;
@@ -80,13 +94,14 @@ void release_slot(MemNode* n, unsigned index) noexcept {
 
 /// Under the root's lock: true when `index` is the last open member of its native mapping's group
 /// (it is then marked closing, so no new mapping joins while it unmaps); otherwise its native maps
-/// pass to another member and its slot is freed.
+/// pass to another member (of any node of the root) and its slot is freed.
 bool last_of_group(MemNode* n, unsigned index) noexcept {
   std::lock_guard<std::mutex> lock(n->root->map_lock);
   detail::MapSlot& slot = n->slots[index];
-  for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
-    if (j == index || (n->slots_used >> j & 1u) == 0 || n->slots[j].native_id != slot.native_id) continue;
-    n->slots[j].native_count += slot.native_count;
+  detail::MapSlot* other =
+      find_open_slot(n->root, n, index, [&](const detail::MapSlot& o) { return o.native_id == slot.native_id; });
+  if (other != nullptr) {
+    other->native_count += slot.native_count;
     release_slot_locked(n, index);
     return false;
   }
@@ -94,27 +109,25 @@ bool last_of_group(MemNode* n, unsigned index) noexcept {
   return true;
 }
 
-/// A native map of `n` just returned `host` for slot `index`: it joins the group of an open native
-/// mapping of `n` at the same address, if any (one unmap by address must not end the other's).
-void settle_native(MemNode* n, unsigned index, void* host) noexcept {
+/// A native map just returned `mapped` for slot `index` of `n`: it joins the group of an open native
+/// mapping of the root at the same address, if any (one unmap by address must not end the other's).
+void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) noexcept {
   std::lock_guard<std::mutex> lock(n->root->map_lock);
   detail::MapSlot& slot = n->slots[index];
-  slot.host = slot.native_host = host;
+  slot.native = mapped;
+  slot.host = mapped.host;
   slot.native_count = 1;
-  for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
-    const detail::MapSlot& o = n->slots[j];
-    if (j != index && (n->slots_used >> j & 1u) != 0 && !o.closing && o.native_host == host) {
-      slot.native_id = o.native_id;
-      return;
-    }
-  }
+  const detail::MapSlot* same = find_open_slot(n->root, n, index, [&](const detail::MapSlot& o) {
+    return !o.closing && o.native.host == mapped.host;
+  });
+  if (same != nullptr) slot.native_id = same->native_id;
 }
 
 /// The group of `slot` is closing: the native maps beyond the first it undoes, blocking. A driver
 /// that keeps one record per address refuses them (invalid_argument): that answer is expected.
 Result<void> unmap_extra(detail::QueueNode* q, MemNode* n, const detail::MapSlot& slot) noexcept {
   for (unsigned k = 1; k < slot.native_count; ++k) {
-    auto done = Backend::unmap(q->native, n->native, slot.native_host, Backend::Sync{});
+    auto done = Backend::unmap(q->native, n->root->native, slot.native, Backend::CommandEvents{});
     if (!done && done.error().code != Errc::invalid_argument) return done;
   }
   return {};
@@ -138,8 +151,8 @@ Result<MappingBase> Queue::map_bytes(Buffer& buf, Access access, std::size_t off
     // The map waits for commands of other queues that still write these bytes (or, for a write
     // mapping, still read them), then has completed, with every earlier command of this queue.
     const detail::MemUse use{n, ByteRange{offset, offset + bytes}, access != Access::read};
-    auto mapped = detail::submit_map(node_, use, [&](const Backend::Sync& s) {
-      return Backend::map(node_->native, n->native, access, offset, bytes, s);
+    auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) {
+      return Backend::map(node_->native, n->root->native, access, n->origin + offset, bytes, s);
     });
     if (!mapped) {
       release_slot(n, r.slot);
@@ -149,7 +162,7 @@ Result<MappingBase> Queue::map_bytes(Buffer& buf, Access access, std::size_t off
   }
   if (reinterpret_cast<std::uintptr_t>(slot.host) % elem_align != 0) {
     if (last_of_group(n, r.slot)) {
-      (void)Backend::unmap(node_->native, n->native, slot.native_host, Backend::Sync{});
+      (void)Backend::unmap(node_->native, n->root->native, slot.native, Backend::CommandEvents{});
       (void)unmap_extra(node_, n, slot);
       release_slot(n, r.slot);
     }
@@ -214,15 +227,15 @@ Result<void> MappingBase::close(Event* out) noexcept {
   if (last_of_group(n, slot_)) {
     const detail::MapSlot& slot = n->slots[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
-    done = detail::submit(queue_, {}, out, use, [&](const Backend::Sync& s) {
-      return Backend::unmap(queue_->native, n->native, slot.native_host, s);
+    done = detail::submit(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
+      return Backend::unmap(queue_->native, n->root->native, slot.native, s);
     });
     auto extra = unmap_extra(queue_, n, slot);
     if (done && !extra) done = fail(extra.error());
     release_slot(n, slot_);
   } else if (out != nullptr) {
     // The native mapping stays with the rest of its group: nothing to wait for but this queue's order.
-    done = detail::submit(queue_, {}, out, detail::MemUse{}, [&](const Backend::Sync& s) {
+    done = detail::submit(queue_, {}, out, detail::MemUse{}, [&](const Backend::CommandEvents& s) {
       return Backend::marker(queue_->native, s);
     });
   }

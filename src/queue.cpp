@@ -1,10 +1,10 @@
 // Queue lifetime and the linear transfers: write, read, fill, copy, migrate.
 #include <edgemem/queue.hpp>
 
-#include "detail/checks.hpp"
-#include "detail/live.hpp"
-#include "detail/nodes.hpp"
-#include "detail/submit.hpp"
+#include "core/checks.hpp"
+#include "core/live.hpp"
+#include "core/nodes.hpp"
+#include "core/submit.hpp"
 
 namespace edgemem {
 
@@ -24,8 +24,8 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
     return fail(Errc::overlap, "write source lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
-  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::Sync& s) {
-    return Backend::write(q->native, n->native, offset, src, bytes, s);
+  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::CommandEvents& s) {
+    return Backend::write(q->native, n->root->native, n->origin + offset, src, bytes, s);
   });
 }
 
@@ -38,8 +38,8 @@ Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, v
     return fail(Errc::overlap, "read destination lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
-  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, false}, [&](const Backend::Sync& s) {
-    return Backend::read(q->native, n->native, offset, dst, bytes, s);
+  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, false}, [&](const Backend::CommandEvents& s) {
+    return Backend::read(q->native, n->root->native, n->origin + offset, dst, bytes, s);
   });
 }
 
@@ -58,8 +58,8 @@ Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::si
     return fail(Errc::overlap, "fill pattern lies in the caller memory the buffer wraps, in the filled range");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
-  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::Sync& s) {
-    return Backend::fill(q->native, n->native, offset, bytes, pattern, pattern_bytes, s);
+  return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::CommandEvents& s) {
+    return Backend::fill(q->native, n->root->native, n->origin + offset, bytes, pattern, pattern_bytes, s);
   });
 }
 
@@ -79,8 +79,9 @@ Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::siz
   EDGEMEM_TRY(detail::check_not_mapped(d, ByteRange{dst_offset, dst_offset + bytes}, true));
   const detail::MemUse reads{s, ByteRange{src_offset, src_offset + bytes}, false};
   const detail::MemUse writes{d, ByteRange{dst_offset, dst_offset + bytes}, true};
-  return detail::submit(q, waits, out, reads, writes, [&](const Backend::Sync& sy) {
-    return Backend::copy(q->native, s->native, d->native, src_offset, dst_offset, bytes, sy);
+  return detail::submit(q, waits, out, reads, writes, [&](const Backend::CommandEvents& sy) {
+    return Backend::copy(q->native, s->root->native, d->root->native, s->origin + src_offset, d->origin + dst_offset,
+                         bytes, sy);
   });
 }
 
@@ -89,8 +90,11 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
   if (to != Migration::to_device && to != Migration::to_host && to != Migration::to_device_discard)
     return fail(Errc::invalid_argument, "unknown migration target");
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{0, n->bytes}, true));
+  // Migration moves whole memory objects: a view migrates through its native sub-object (made now if
+  // it has none), so the rest of the root is left where it is.
+  EDGEMEM_TRY_ASSIGN(const Backend::NativeMem mem, detail::native_of(n));
   return detail::submit(q, waits, out, {n, ByteRange{0, n->bytes}, true},
-                        [&](const Backend::Sync& s) { return Backend::migrate(q->native, n->native, to, s); });
+                        [&](const Backend::CommandEvents& s) { return Backend::migrate(q->native, mem, to, s); });
 }
 
 }  // namespace
@@ -127,9 +131,13 @@ Result<Queue> Queue::create(const Context& ctx) noexcept {
   return Queue(n);
 }
 
-Result<Queue> Queue::adopt(const Context& ctx, Backend::NativeQueue native) noexcept {
-  EDGEMEM_TRY_ASSIGN(QueueNode* n,
-                     open_node(ctx, [&](const Backend::NativeContext& c) { return Backend::queue_adopt(c, native); }));
+Result<Queue> Queue::adopt(const Context& ctx, NativeQueue native, AdoptMode mode) noexcept {
+  if (ctx.valid() && mode != AdoptMode::retain && mode != AdoptMode::borrow)
+    return fail(Errc::invalid_argument, "unknown AdoptMode");
+  EDGEMEM_TRY_ASSIGN(QueueNode* n, open_node(ctx, [&](const Backend::NativeContext& c) {
+    return Backend::queue_adopt(c, native, mode);
+  }));
+  n->borrowed = mode == AdoptMode::borrow;
   return Queue(n);
 }
 

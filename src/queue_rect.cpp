@@ -3,9 +3,9 @@
 
 #include <cstdint>
 
-#include "detail/checks.hpp"
-#include "detail/nodes.hpp"
-#include "detail/submit.hpp"
+#include "core/checks.hpp"
+#include "core/nodes.hpp"
+#include "core/submit.hpp"
 
 namespace edgemem {
 
@@ -26,6 +26,13 @@ Result<Rect> resolve_host_rect(const Rect& rect, std::size_t buffer_bytes, std::
   return r;
 }
 
+/// The rect moved onto the view's root: a rect byte lies at z * slice_pitch + y * row_pitch + x, so the
+/// view's origin adds to x.
+Rect on_root(Rect r, std::size_t origin) noexcept {
+  r.buffer.origin.x += origin;
+  return r;
+}
+
 Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
                                 WaitList waits, Event* out) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, dst));
@@ -36,8 +43,8 @@ Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, con
     return fail(Errc::overlap, "write_rect source lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, true));
-  return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::Sync& s) {
-    return Backend::write_rect(q->native, n->native, r, src, s);
+  return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::CommandEvents& s) {
+    return Backend::write_rect(q->native, n->root->native, on_root(r, n->origin), src, s);
   });
 }
 
@@ -51,8 +58,8 @@ Result<void> enqueue_read_rect(QueueNode* q, const Buffer& src, const Rect& rect
     return fail(Errc::overlap, "read_rect destination lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, false));
-  return detail::submit(q, waits, out, {n, span, false}, [&](const Backend::Sync& s) {
-    return Backend::read_rect(q->native, n->native, r, dst, s);
+  return detail::submit(q, waits, out, {n, span, false}, [&](const Backend::CommandEvents& s) {
+    return Backend::read_rect(q->native, n->root->native, on_root(r, n->origin), dst, s);
   });
 }
 
@@ -72,8 +79,11 @@ Result<void> enqueue_copy_rect(QueueNode* q, const Buffer& src, Buffer& dst, con
     return fail(Errc::overlap, "copy_rect source and destination wrap overlapping caller memory");
   EDGEMEM_TRY(detail::check_not_mapped(s, src_span, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, dst_span, true));
-  return detail::submit(q, waits, out, {s, src_span, false}, {d, dst_span, true}, [&](const Backend::Sync& sy) {
-    return Backend::copy_rect(q->native, s->native, d->native, r, sy);
+  return detail::submit(q, waits, out, {s, src_span, false}, {d, dst_span, true}, [&](const Backend::CommandEvents& sy) {
+    CopyRect moved = r;  // both sides onto their roots, as on_root() does
+    moved.src.origin.x += s->origin;
+    moved.dst.origin.x += d->origin;
+    return Backend::copy_rect(q->native, s->root->native, d->root->native, moved, sy);
   });
 }
 

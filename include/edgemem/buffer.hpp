@@ -4,7 +4,7 @@
 #pragma once
 #include <cstddef>
 
-#include <edgemem/backend/active.hpp>
+#include <edgemem/native.hpp>
 #include <edgemem/context.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/result.hpp>
@@ -42,15 +42,18 @@ class Buffer {
   /// A new buffer with the size, storage and flags of `other` (a fresh root; contents not copied).
   /// Errc: released (other), out_of_device_memory, out_of_host_memory.
   [[nodiscard]] static Result<Buffer> like(const Buffer& other) noexcept;
-  /// Interop: wraps a buffer or sub-buffer made elsewhere on `ctx`'s context (a cl_mem), taking a
-  /// retained reference; the caller keeps and releases its own. An adopted sub-buffer brings its parent
-  /// along as its root, so sub() and the mapping rules work across both. Adopting a cl_mem that another
+  /// Interop: wraps a buffer or sub-buffer made elsewhere on `ctx`'s context (a cl_mem). AdoptMode::retain
+  /// takes a reference of its own (the caller keeps and releases its own); AdoptMode::borrow takes none
+  /// and releases nothing (the caller keeps the cl_mem alive while this buffer and its views live).
+  /// An adopted sub-buffer brings its parent along as its root, so sub() and the mapping rules work
+  /// across both. Adopting a cl_mem that another
   /// edgemem Buffer holds gives an independent handle: the mapping rules are not shared between the two.
   /// A CL_MEM_USE_HOST_PTR buffer counts as wrapping its caller memory (the overlap checks of wrap apply).
   /// Errc: released (ctx),
-  /// invalid_argument (null handle, other context), unsupported (not a buffer; host backend),
+  /// invalid_argument (null handle, other context, unknown mode), unsupported (not a buffer; host backend),
   /// out_of_host_memory, backend_failure.
-  [[nodiscard]] static Result<Buffer> adopt(const Context& ctx, backend::Active::NativeMem native) noexcept;
+  [[nodiscard]] static Result<Buffer> adopt(const Context& ctx, NativeMem native,
+                                            AdoptMode mode = AdoptMode::retain) noexcept;
 
   /// An empty (released) buffer.
   Buffer() noexcept = default;
@@ -60,11 +63,18 @@ class Buffer {
   Buffer& operator=(const Buffer&) = delete;
   ~Buffer();  ///< drops the handle; outstanding mappings stay valid until they unmap
 
-  /// A sub-buffer of `bytes` bytes at byte `offset` of this buffer; a sub of a sub is resolved against
-  /// the root. Errc: released, invalid_argument (bytes == 0), out_of_range (offset + bytes > size(),
-  /// overflow included), misaligned (root origin not a multiple of the context's base_align()),
-  /// out_of_host_memory, backend_failure.
+  /// A sub-buffer of `bytes` bytes at byte `offset` of this buffer, with this buffer's flags: a view
+  /// (its root plus an origin; a sub of a sub is resolved against the root). Making one costs no driver
+  /// call: commands on it use the root's native object at its origin, and a native sub-object is made
+  /// only when native() is first asked. Errc: released, invalid_argument (bytes == 0), out_of_range
+  /// (offset + bytes > size(), overflow included), misaligned (root origin not a multiple of the
+  /// context's base_align()), out_of_host_memory.
   [[nodiscard]] Result<Buffer> sub(std::size_t offset, std::size_t bytes) const noexcept;
+  /// sub() with access `flags` that narrow this buffer's (OpenCL's rule: the same device access or any
+  /// under read_write; the same host access, host_no_access, or any under none), e.g. a read-only view
+  /// of a read-write frame. Errc: as sub(), plus invalid_argument (flags wider than this buffer's, or
+  /// an invalid combination).
+  [[nodiscard]] Result<Buffer> sub(std::size_t offset, std::size_t bytes, MemFlags flags) const noexcept;
 
   /// Size in bytes (0 when released).
   [[nodiscard]] std::size_t size() const noexcept;
@@ -84,7 +94,10 @@ class Buffer {
   /// True when both are views of the same root allocation.
   [[nodiscard]] bool shares_root_with(const Buffer& other) const noexcept;
   /// Native handle (cl_mem on OpenCL; the bytes on the host backend) for interop, e.g. kernel arguments.
-  [[nodiscard]] backend::Active::NativeMem native() const noexcept;
+  /// For a sub-buffer the first call makes its native sub-object (clCreateSubBuffer), kept until the
+  /// buffer dies; pool blocks have theirs from init(). Thread-safe. Errc: released, misaligned,
+  /// out_of_host_memory, backend_failure (the sub-object could not be made).
+  [[nodiscard]] Result<NativeMem> native() const noexcept;
   /// Drops this handle. Idempotent. Errc: busy (a mapping made through this handle is still open;
   /// the buffer is left unchanged).
   Result<void> release() noexcept;

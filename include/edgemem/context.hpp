@@ -3,7 +3,8 @@
 #pragma once
 #include <cstddef>
 
-#include <edgemem/backend/active.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/native.hpp>
 #include <edgemem/device.hpp>
 #include <edgemem/error.hpp>
 #include <edgemem/result.hpp>
@@ -30,10 +31,12 @@ class Context {
   /// of that type existing, a platform or device index that names none), unsupported (no device of
   /// that type on any platform, whatever the indices), out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Context> create(const DeviceSelector& selector = {}) noexcept;
-  /// Interop: wraps a context made elsewhere (cl_context + one of its cl_device_ids on OpenCL), taking a
-  /// retained reference; the caller keeps and releases its own. Errc: invalid_argument (null handle,
-  /// device not in the context), unsupported (host backend), out_of_host_memory, backend_failure.
-  [[nodiscard]] static Result<Context> adopt(const backend::Active::NativeContext& native) noexcept;
+  /// Interop: wraps a context made elsewhere (cl_context + one of its cl_device_ids on OpenCL).
+  /// AdoptMode::retain takes a reference of its own (the caller keeps and releases its own); borrow
+  /// takes none (the caller keeps it alive while edgemem objects on it live). Errc: invalid_argument
+  /// (null handle, device not in the context, unknown mode), unsupported (host backend),
+  /// out_of_host_memory, backend_failure.
+  [[nodiscard]] static Result<Context> adopt(const NativeContext& native, AdoptMode mode = AdoptMode::retain) noexcept;
 
   /// An empty (released) context; every call on it returns Errc::released.
   Context() noexcept = default;
@@ -50,7 +53,7 @@ class Context {
   /// True until released or moved from.
   [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
   /// Native handles (cl_context + cl_device_id on OpenCL) for interop; empty when released.
-  [[nodiscard]] backend::Active::NativeContext native() const noexcept;
+  [[nodiscard]] NativeContext native() const noexcept;
   /// Errors destructors of objects on this context had to drop (count and the last one); zero when released.
   [[nodiscard]] UnreportedErrors unreported_errors() const noexcept;
   /// Drops this handle; the device stays open while objects created from it live. Idempotent, never fails.

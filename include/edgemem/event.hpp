@@ -1,7 +1,7 @@
 /// @file event.hpp  Event: completion of one async command. Move-only; the native event is
 /// released exactly once (by release() or the destructor).
 #pragma once
-#include <edgemem/backend/active.hpp>
+#include <edgemem/native.hpp>
 #include <edgemem/result.hpp>
 #include <edgemem/span.hpp>
 
@@ -30,18 +30,18 @@ class Event {
   /// True until released or moved from.
   [[nodiscard]] bool valid() const noexcept { return valid_; }
   /// Native event (cl_event on OpenCL) for interop.
-  [[nodiscard]] backend::Active::NativeEvent native() const noexcept { return native_; }
+  [[nodiscard]] NativeEvent native() const noexcept { return native_; }
   /// Releases the native event. Idempotent, never fails.
   Result<void> release() noexcept;
 
   /// Internal: takes ownership of a native event produced by a backend command on `ctx`'s context
   /// (retains `ctx`, so a wait list can tell events of another context apart).
-  static Event adopt_native(backend::Active::NativeEvent native, detail::ContextNode* ctx) noexcept;
+  static Event adopt_native(NativeEvent native, detail::ContextNode* ctx) noexcept;
   /// Internal: the context the command ran on (null when released).
   [[nodiscard]] detail::ContextNode* context_node() const noexcept { return ctx_; }
 
  private:
-  backend::Active::NativeEvent native_{};
+  NativeEvent native_{};
   detail::ContextNode* ctx_ = nullptr;  // holds a reference while valid
   bool valid_ = false;
 };

@@ -58,7 +58,7 @@ struct PoolSlots<0> {
 }  // namespace detail
 
 /// A fixed-capacity pool of equal device memory blocks.
-template <std::size_t N = dynamic_capacity, class Sync = ThreadSafe>
+template <std::size_t N = dynamic_capacity, class Threads = ThreadSafe>
 class FixedPool {
  public:
   /// Blocks this type can hold inline (0: set at init()).
@@ -114,7 +114,7 @@ class FixedPool {
   template <std::size_t K>
   friend class FrameRing;
   detail::PoolSlots<N> slots_;  // before core_: built first, destroyed after it
-  detail::PoolCore<Sync> core_;
+  detail::PoolCore<Threads> core_;
 };
 
 }  // namespace edgemem

@@ -46,4 +46,12 @@ enum class Migration : std::uint8_t {
   to_device_discard,  ///< move to the device without preserving contents (CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED)
 };
 
+/// How an `adopt` call holds a native object made elsewhere (cuda.core's `from_handle`).
+enum class AdoptMode : std::uint8_t {
+  retain,  ///< take a reference of its own (clRetain*), dropped when the edgemem object goes; the caller
+           ///< keeps and releases its own
+  borrow,  ///< take no reference and release nothing: the caller keeps the native object alive until the
+           ///< edgemem object and everything made from it are gone (for handles without a reference count)
+};
+
 }  // namespace edgemem

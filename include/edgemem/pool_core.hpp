@@ -72,7 +72,7 @@ struct NoWaiters {};
 
 /// The pool itself, with its block arrays supplied by the owner (inline storage) or, when the owner
 /// passes none, taken from the allocator policy at init(). Not movable: blocks point at it.
-template <class Sync>
+template <class Threads>
 class PoolCore : private NodeOwner {
  public:
   /// `inline_blocks`: storage for `inline_capacity` Buffers; `inline_links`: as many uint32_t.
@@ -98,8 +98,8 @@ class PoolCore : private NodeOwner {
   bool owns(const PooledBuffer& b) const noexcept;
 
  private:
-  using Lock = std::conditional_t<Sync::concurrent, SpinLock, NoLock>;
-  using Waiters = std::conditional_t<Sync::concurrent, PoolWaiters, NoWaiters>;
+  using Lock = std::conditional_t<Threads::concurrent, SpinLock, NoLock>;
+  using Waiters = std::conditional_t<Threads::concurrent, PoolWaiters, NoWaiters>;
   static constexpr std::uint32_t kNone = UINT32_MAX;
 
   static void reclaim_block(NodeOwner* self, MemNode* node) noexcept;

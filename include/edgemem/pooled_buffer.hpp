@@ -22,7 +22,7 @@
 namespace edgemem {
 
 namespace detail {
-template <class Sync>
+template <class Threads>
 class PoolCore;
 class RingCore;
 }  // namespace detail
@@ -69,7 +69,7 @@ class PooledBuffer {
   Result<void> release(const Queue& q) noexcept { return buf_.release(q); }
 
  private:
-  template <class Sync>
+  template <class Threads>
   friend class detail::PoolCore;
   friend class detail::RingCore;
   PooledBuffer(Buffer&& block, std::uint32_t slot) noexcept : buf_(std::move(block)), slot_(slot) {}

@@ -21,7 +21,7 @@
 #pragma once
 #include <cstddef>
 
-#include <edgemem/backend/active.hpp>
+#include <edgemem/native.hpp>
 #include <edgemem/buffer.hpp>
 #include <edgemem/context.hpp>
 #include <edgemem/event.hpp>
@@ -41,11 +41,13 @@ class Queue {
  public:
   /// Creates an in-order queue on `ctx`. Errc: released, out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Queue> create(const Context& ctx) noexcept;
-  /// Interop: wraps an in-order queue made elsewhere on `ctx`'s context and device (cl_command_queue),
-  /// taking a retained reference; the caller keeps and releases its own. Errc: released,
-  /// invalid_argument (null, other context or device), unsupported (out-of-order queue; host backend),
+  /// Interop: wraps an in-order queue made elsewhere on `ctx`'s context and device (cl_command_queue).
+  /// AdoptMode::retain takes a reference of its own (the caller keeps and releases its own); borrow
+  /// takes none (the caller keeps it alive while this queue lives). Errc: released, invalid_argument
+  /// (null, other context or device, unknown mode), unsupported (out-of-order queue; host backend),
   /// out_of_host_memory, backend_failure.
-  [[nodiscard]] static Result<Queue> adopt(const Context& ctx, backend::Active::NativeQueue native) noexcept;
+  [[nodiscard]] static Result<Queue> adopt(const Context& ctx, NativeQueue native,
+                                           AdoptMode mode = AdoptMode::retain) noexcept;
 
   /// An empty (released) queue.
   Queue() noexcept = default;
@@ -145,7 +147,7 @@ class Queue {
   /// True until released or moved from.
   [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
   /// Native queue (cl_command_queue on OpenCL) for interop.
-  [[nodiscard]] backend::Active::NativeQueue native() const noexcept;
+  [[nodiscard]] NativeQueue native() const noexcept;
   /// Drops this handle; mappings made on it still unmap on it. Idempotent, never fails.
   Result<void> release() noexcept;
 

@@ -2,7 +2,7 @@
 // from and go back to a PoolCore<ThreadSafe>. No heap, no backend call.
 #include <edgemem/frame_ring.hpp>
 
-#include "detail/nodes.hpp"
+#include "core/nodes.hpp"
 #include "pool/deadline.hpp"
 
 namespace edgemem::detail {

@@ -8,9 +8,9 @@
 
 #include <new>
 
-#include "detail/checks.hpp"
-#include "detail/live.hpp"
-#include "detail/nodes.hpp"
+#include "core/checks.hpp"
+#include "core/live.hpp"
+#include "core/nodes.hpp"
 #include "pool/touch.hpp"
 
 namespace edgemem {
@@ -208,29 +208,12 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
     if (!book_->pop(slot)) return fail(Errc::exhausted, "max_buffers buffers of the heap are live");
     mark(first, pages, true);
   }
-  const std::size_t origin = first * page_bytes_;
-  auto native = detail::Backend::mem_sub(root->native, origin, bytes, root->flags);
-  if (!native) {
-    std::lock_guard<std::mutex> lock(lock_);
-    mark(first, pages, false);
-    book_->push(slot);
-    return fail(native.error());
-  }
+  // A view of the arena (no driver call): its native sub-object comes only if native() is asked.
   auto* n = new (book_->slot_storage(slot)) MemNode();
-  detail::retain(root);  // the context is borrowed through the arena
-  n->ctx = root->ctx;
-  n->parent = root;
-  n->root = root;
-  n->origin = origin;
-  n->bytes = bytes;
-  n->storage = root->storage;
-  n->flags = root->flags;
-  n->wrapped = root->wrapped;
-  n->native = *native;
+  detail::init_view(n, root, first * page_bytes_, bytes, root->flags);
   n->owner = this;
   n->owner_slot = static_cast<std::uint32_t>(slot);
   n->owned_keep = 0;
-  detail::live_add(detail::Live::sub_buffer, 1);
   return detail::BufferAccess::adopt(n);
 }
 

@@ -7,7 +7,7 @@
 #include <new>
 #include <thread>
 
-#include "detail/nodes.hpp"
+#include "core/nodes.hpp"
 #include "pool/deadline.hpp"
 #include "pool/touch.hpp"
 
@@ -25,8 +25,8 @@ void SpinLock::lock() noexcept {
   }
 }
 
-template <class Sync>
-PoolCore<Sync>::~PoolCore() {
+template <class Threads>
+PoolCore<Threads>::~PoolCore() {
   if (count_ == 0) return;
   if (in_use_ != 0) {  // blocks still out: detach them so none can return to this dead pool
     MemNode* root = blocks()[0].node()->root;
@@ -36,8 +36,8 @@ PoolCore<Sync>::~PoolCore() {
   teardown();
 }
 
-template <class Sync>
-void PoolCore<Sync>::teardown() noexcept {
+template <class Threads>
+void PoolCore<Threads>::teardown() noexcept {
   for (std::size_t i = 0; i < count_; ++i) blocks()[i].~Buffer();
   if (arrays_from_allocator_) {
     DefaultAllocator::deallocate(blocks_storage_, count_ * sizeof(Buffer), alignof(Buffer));
@@ -50,8 +50,8 @@ void PoolCore<Sync>::teardown() noexcept {
   head_ = kNone;
 }
 
-template <class Sync>
-Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
+template <class Threads>
+Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
                                   Storage storage, MemFlags flags) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
@@ -100,6 +100,8 @@ Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t bloc
     auto b = parent->sub(made * stride, stride);
     if (!b) return undo(b.error());
     MemNode* n = b->node();
+    // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame.
+    if (auto native = detail::native_of(n); !native) return undo(native.error());
     n->owner = this;
     n->owner_slot = static_cast<std::uint32_t>(made);
     n->owned_keep = 1;
@@ -117,8 +119,8 @@ Result<void> PoolCore<Sync>::init(const Context& ctx, Queue& q, std::size_t bloc
   return {};
 }
 
-template <class Sync>
-bool PoolCore<Sync>::pop(std::uint32_t& slot, bool count_failure) noexcept {
+template <class Threads>
+bool PoolCore<Threads>::pop(std::uint32_t& slot, bool count_failure) noexcept {
   std::lock_guard<Lock> lock(lock_);
   if (head_ == kNone) {
     if (count_failure && count_ != 0) ++failed_;
@@ -130,8 +132,8 @@ bool PoolCore<Sync>::pop(std::uint32_t& slot, bool count_failure) noexcept {
   return true;
 }
 
-template <class Sync>
-Result<PooledBuffer> PoolCore<Sync>::take(bool count_failure) noexcept {
+template <class Threads>
+Result<PooledBuffer> PoolCore<Threads>::take(bool count_failure) noexcept {
   if (count_ == 0) return fail(Errc::released, "pool is not initialised");
   std::uint32_t slot = 0;
   if (!pop(slot, count_failure)) return fail(Errc::exhausted, "every block of the pool is out");
@@ -140,25 +142,25 @@ Result<PooledBuffer> PoolCore<Sync>::take(bool count_failure) noexcept {
   return PooledBuffer(BufferAccess::adopt(n), slot);
 }
 
-template <class Sync>
-Result<PooledBuffer> PoolCore<Sync>::acquire() noexcept {
+template <class Threads>
+Result<PooledBuffer> PoolCore<Threads>::acquire() noexcept {
   return take(true);
 }
 
-template <class Sync>
-Result<PooledBuffer> PoolCore<Sync>::try_acquire() noexcept {
+template <class Threads>
+Result<PooledBuffer> PoolCore<Threads>::try_acquire() noexcept {
   return take(false);
 }
 
-template <class Sync>
-void PoolCore<Sync>::count_failed() noexcept {
+template <class Threads>
+void PoolCore<Threads>::count_failed() noexcept {
   std::lock_guard<Lock> lock(lock_);
   if (count_ != 0) ++failed_;
 }
 
-template <class Sync>
-Result<PooledBuffer> PoolCore<Sync>::acquire_for(std::chrono::nanoseconds timeout) noexcept {
-  if constexpr (!Sync::concurrent) {
+template <class Threads>
+Result<PooledBuffer> PoolCore<Threads>::acquire_for(std::chrono::nanoseconds timeout) noexcept {
+  if constexpr (!Threads::concurrent) {
     (void)timeout;
     return acquire();
   } else {
@@ -201,8 +203,8 @@ Result<PooledBuffer> PoolCore<Sync>::acquire_for(std::chrono::nanoseconds timeou
   }
 }
 
-template <class Sync>
-void PoolCore<Sync>::reclaim_block(NodeOwner* self, MemNode* node) noexcept {
+template <class Threads>
+void PoolCore<Threads>::reclaim_block(NodeOwner* self, MemNode* node) noexcept {
   auto* pool = static_cast<PoolCore*>(self);
   const std::uint32_t slot = node->owner_slot;
   {
@@ -211,7 +213,7 @@ void PoolCore<Sync>::reclaim_block(NodeOwner* self, MemNode* node) noexcept {
     pool->head_ = slot;
     --pool->in_use_;
   }
-  if constexpr (Sync::concurrent) {
+  if constexpr (Threads::concurrent) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
     if (pool->waiters_.count.load(std::memory_order_seq_cst) != 0) {
       std::lock_guard<std::mutex> wait(pool->waiters_.mutex);
@@ -220,20 +222,20 @@ void PoolCore<Sync>::reclaim_block(NodeOwner* self, MemNode* node) noexcept {
   }
 }
 
-template <class Sync>
-PoolStats PoolCore<Sync>::stats() const noexcept {
+template <class Threads>
+PoolStats PoolCore<Threads>::stats() const noexcept {
   std::lock_guard<Lock> lock(lock_);
   return PoolStats{count_, block_bytes_, in_use_, high_water_, failed_};
 }
 
-template <class Sync>
-bool PoolCore<Sync>::owns(const PooledBuffer& b) const noexcept {
+template <class Threads>
+bool PoolCore<Threads>::owns(const PooledBuffer& b) const noexcept {
   const MemNode* n = b.buffer().node();
   return n != nullptr && count_ != 0 && n->owner == this && n->owned_keep == 1;
 }
 
-template <class Sync>
-Result<void> PoolCore<Sync>::release() noexcept {
+template <class Threads>
+Result<void> PoolCore<Threads>::release() noexcept {
   if (count_ == 0) return {};
   {
     std::lock_guard<Lock> lock(lock_);

@@ -5,7 +5,7 @@
 #include <edgemem/queue.hpp>
 #include <edgemem/result.hpp>
 
-#include "detail/nodes.hpp"
+#include "core/nodes.hpp"
 
 namespace edgemem::detail {
 
@@ -20,11 +20,11 @@ inline Result<void> touch_zero(const Queue& q, const Buffer& b) noexcept {
   const auto& mem = b.node()->native;
   const std::size_t bytes = b.size();
   static constexpr unsigned char kZeros[4096] = {};
-  auto filled = Backend::fill(qn, mem, 0, bytes, kZeros, 1, Backend::Sync{});
+  auto filled = Backend::fill(qn, mem, 0, bytes, kZeros, 1, Backend::CommandEvents{});
   if (filled || filled.error().code != Errc::unsupported) return filled;
   for (std::size_t done = 0; done < bytes;) {
     const std::size_t n = bytes - done < sizeof kZeros ? bytes - done : sizeof kZeros;
-    EDGEMEM_TRY(Backend::write(qn, mem, done, kZeros, n, Backend::Sync{}));
+    EDGEMEM_TRY(Backend::write(qn, mem, done, kZeros, n, Backend::CommandEvents{}));
     done += n;
   }
   return {};

@@ -118,7 +118,7 @@ BAD_INPUT("Context::adopt: null native handles") {
   emt::Fixture f;
   Scene s(f);
   watch_context(s, f);
-  s.expect(Errc::invalid_argument, [] { return Context::adopt(backend::Active::NativeContext{}); });
+  s.expect(Errc::invalid_argument, [] { return Context::adopt(NativeContext{}); });
 }
 
 BAD_INPUT("Queue::create: released context") {
@@ -133,7 +133,7 @@ BAD_INPUT("Queue::adopt: null native queue") {
   emt::Fixture f;
   Scene s(f);
   watch_context(s, f);
-  s.expect(Errc::invalid_argument, [&] { return Queue::adopt(f.ctx, backend::Active::NativeQueue{}); });
+  s.expect(Errc::invalid_argument, [&] { return Queue::adopt(f.ctx, NativeQueue{}); });
 }
 
 // ---- Buffer creation ------------------------------------------------------------------------------
@@ -261,7 +261,7 @@ BAD_INPUT("Buffer::adopt: null native handle") {
   emt::Fixture f;
   Scene s(f);
   watch_context(s, f);
-  s.expect(Errc::invalid_argument, [&] { return Buffer::adopt(f.ctx, backend::Active::NativeMem{}); });
+  s.expect(Errc::invalid_argument, [&] { return Buffer::adopt(f.ctx, NativeMem{}); });
 }
 
 // ---- sub-buffers ----------------------------------------------------------------------------------

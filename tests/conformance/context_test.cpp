@@ -281,7 +281,9 @@ TEST_CASE_FIXTURE(emt::Fixture, "adopt: null handles are invalid_argument; nativ
   const bool host = std::string(ctx.info().backend) == "host";
   auto c2 = Context::adopt(ctx.native());
   auto q2 = Queue::adopt(ctx, q.native());
-  auto b2 = Buffer::adopt(ctx, buf->native());
+  auto buf_native = buf->native();
+  REQUIRE_OK(buf_native);
+  auto b2 = Buffer::adopt(ctx, *buf_native);
   if (host) {  // the host backend has no objects made elsewhere
     CHECK_ERRC(c2, edgemem::Errc::unsupported);
     CHECK_ERRC(q2, edgemem::Errc::unsupported);

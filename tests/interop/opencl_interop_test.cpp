@@ -111,7 +111,9 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: a raw kernel runs on an edgemem buffer
   auto buf = Buffer::from_host(ctx, init.data(), count * sizeof(cl_int));
   REQUIRE_OK(buf);
 
-  k.run(q.native(), buf->native(), count, 5);
+  auto buf_native = buf->native();
+  REQUIRE_OK(buf_native);
+  k.run(q.native(), *buf_native, count, 5);
   std::vector<cl_int> out(count);
   REQUIRE_OK(q.read(*buf, 0, out.data(), count * sizeof(cl_int)));
   for (std::size_t i = 0; i < count; ++i) REQUIRE(out[i] == init[i] + 5);
@@ -123,7 +125,9 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: a raw kernel runs on an edgemem buffer
   REQUIRE(origin + sub_ints * sizeof(cl_int) <= count * sizeof(cl_int));
   auto sub = buf->sub(origin, sub_ints * sizeof(cl_int));
   REQUIRE_OK(sub);
-  k.run(q.native(), sub->native(), sub_ints, 100);
+  auto sub_native = sub->native();  // made now: the sub-buffer was a view until asked
+  REQUIRE_OK(sub_native);
+  k.run(q.native(), *sub_native, sub_ints, 100);
   REQUIRE_OK(q.read(*buf, 0, out.data(), count * sizeof(cl_int)));
   const std::size_t first = origin / sizeof(cl_int);
   for (std::size_t i = 0; i < count; ++i) {
@@ -135,7 +139,9 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: a raw kernel runs on an edgemem buffer
 TEST_CASE_FIXTURE(emt::Fixture, "interop: native handles are the ones edgemem holds, each released exactly once") {
   auto buf = Buffer::create(ctx, 1024);
   REQUIRE_OK(buf);
-  cl_mem mem = buf->native();
+  auto native = buf->native();
+  REQUIRE_OK(native);
+  cl_mem mem = *native;
   REQUIRE(mem_refs(mem) == 1);  // edgemem's reference only
   REQUIRE(clRetainMemObject(mem) == CL_SUCCESS);
   {
@@ -179,7 +185,9 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: Buffer::adopt retains a raw cl_mem and
     auto adopted = Buffer::adopt(ctx, raw);
     REQUIRE_OK(adopted);
     CHECK(mem_refs(raw) == 2);
-    CHECK(adopted->native() == raw);
+    auto adopted_native = adopted->native();
+    REQUIRE_OK(adopted_native);
+    CHECK(*adopted_native == raw);
     CHECK(adopted->size() == bytes);
     CHECK(!adopted->is_sub());
     CHECK(adopted->storage() == edgemem::Storage::device);

@@ -1,0 +1,55 @@
+// The one place the OpenCL backend includes the OpenCL headers: fixes the target version (1.2 baseline;
+// newer entry points only behind a run-time device version check) and offers small helpers shared by
+// the backend's sources.
+#pragma once
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include <cstddef>
+
+#include "backend.hpp"
+
+namespace edgemem::backend::cl {
+
+/// The wait list of `sync` as OpenCL takes it: a count and a pointer (null when the count is 0).
+struct WaitList {
+  cl_uint count;            ///< number of events
+  const cl_event* events;   ///< the events, or null when count is 0
+};
+
+/// `sync`'s wait list in OpenCL form. The common layer caps it at 32 events.
+inline WaitList waits_of(const OpenCL::CommandEvents& sync) noexcept {
+  if (sync.wait_count == 0 || sync.waits == nullptr) return WaitList{0, nullptr};
+  return WaitList{static_cast<cl_uint>(sync.wait_count), sync.waits};
+}
+
+/// Three sizes as the *Rect entry points take them (origin or region).
+struct Triple {
+  std::size_t v[3];  ///< x (bytes), y (rows), z (slices)
+};
+
+/// The origin of a rect side as {x, y, z}.
+inline Triple origin_of(const RectSide& s) noexcept { return Triple{{s.origin.x, s.origin.y, s.origin.z}}; }
+
+/// A rect region as {x, y, z}.
+inline Triple region_of(const Extent3& r) noexcept { return Triple{{r.x, r.y, r.z}}; }
+
+/// The OpenCL version of `device` as major * 10 + minor (12 for "OpenCL 1.2 ..."), 0 when unknown.
+unsigned device_version(cl_device_id device) noexcept;
+
+/// The OpenCL version of the device behind queue `q`, as device_version(); 0 when unknown.
+unsigned queue_device_version(cl_command_queue q) noexcept;
+
+/// True when the name of the platform behind queue `q` contains `needle` (for driver workarounds).
+bool queue_platform_is(cl_command_queue q, const char* needle) noexcept;
+
+/// Copies the string device property `param` into `out` (NUL-terminated, truncated to `cap` bytes).
+/// Errc: as the driver answers (see cl_error.cpp); out_of_host_memory for a very long string.
+[[nodiscard]] Result<void> query_text(cl_device_id device, cl_device_info param, char* out, std::size_t cap) noexcept;
+
+/// Parses "OpenCL <major>.<minor> ..." into major/minor; false when `text` does not start that way.
+bool parse_version(const char* text, unsigned& major, unsigned& minor) noexcept;
+
+}  // namespace edgemem::backend::cl

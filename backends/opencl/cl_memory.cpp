@@ -1,0 +1,139 @@
+// OpenCL backend: memory objects (buffers, sub-buffers) and mappings.
+#include <cstdint>
+
+#include "cl.hpp"
+#include "cl_error.hpp"
+#include "cl_submit.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+
+cl_mem_flags cl_flags_of(const OpenCL::MemDesc& desc) noexcept {
+  cl_mem_flags f = 0;
+  if (has(desc.flags, MemFlags::read_only)) f |= CL_MEM_READ_ONLY;
+  else if (has(desc.flags, MemFlags::write_only)) f |= CL_MEM_WRITE_ONLY;
+  else f |= CL_MEM_READ_WRITE;
+  if (has(desc.flags, MemFlags::host_read_only)) f |= CL_MEM_HOST_READ_ONLY;
+  if (has(desc.flags, MemFlags::host_write_only)) f |= CL_MEM_HOST_WRITE_ONLY;
+  if (has(desc.flags, MemFlags::host_no_access)) f |= CL_MEM_HOST_NO_ACCESS;
+  if (desc.use_host != nullptr) {
+    f |= CL_MEM_USE_HOST_PTR;  // exclusive with ALLOC_HOST_PTR and COPY_HOST_PTR
+  } else {
+    if (desc.storage == Storage::host || desc.storage == Storage::shared) f |= CL_MEM_ALLOC_HOST_PTR;
+    if (desc.copy_from != nullptr) f |= CL_MEM_COPY_HOST_PTR;
+  }
+  return f;
+}
+
+cl_map_flags map_flags_of(Access access) noexcept {
+  switch (access) {
+    case Access::read: return CL_MAP_READ;
+    case Access::write: return CL_MAP_READ | CL_MAP_WRITE;
+    case Access::write_discard: return CL_MAP_WRITE_INVALIDATE_REGION;
+  }
+  return CL_MAP_READ | CL_MAP_WRITE;
+}
+
+}  // namespace
+
+Result<OpenCL::NativeMem> OpenCL::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
+  constexpr auto kHostAccess = MemFlags::host_read_only | MemFlags::host_write_only | MemFlags::host_no_access;
+  if ((static_cast<std::uint32_t>(desc.flags) & static_cast<std::uint32_t>(kHostAccess)) != 0 &&
+      cl::device_version(ctx.device) < 12)
+    return fail(Errc::unsupported, "host-access flags need an OpenCL 1.2 device");
+  void* host = desc.use_host != nullptr ? desc.use_host : const_cast<void*>(desc.copy_from);
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(ctx.context, cl_flags_of(desc), desc.bytes, host, &status);
+  if (status != CL_SUCCESS) return cl::fail_cl(status);
+  if (mem == nullptr) return cl::fail_cl(CL_MEM_OBJECT_ALLOCATION_FAILURE);
+  return mem;
+}
+
+Result<OpenCL::NativeMem> OpenCL::mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes,
+                                          MemFlags) noexcept {
+  const cl_buffer_region region{origin, bytes};
+  cl_int status = CL_SUCCESS;
+  // Flags 0: the sub-buffer inherits the root's access and host-access flags.
+  cl_mem mem = clCreateSubBuffer(root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  if (status != CL_SUCCESS) return cl::fail_cl(status);
+  if (mem == nullptr) return cl::fail_cl(CL_OUT_OF_HOST_MEMORY);
+  return mem;
+}
+
+namespace {
+
+template <class T>
+Result<T> mem_info(cl_mem mem, cl_mem_info param) noexcept {
+  T value{};
+  EDGEMEM_TRY(cl::check(clGetMemObjectInfo(mem, param, sizeof value, &value, nullptr)));
+  return value;
+}
+
+MemFlags mem_flags_of(cl_mem_flags f) noexcept {
+  MemFlags flags = MemFlags::read_write;
+  if (f & CL_MEM_READ_ONLY) flags = MemFlags::read_only;
+  else if (f & CL_MEM_WRITE_ONLY) flags = MemFlags::write_only;
+  if (f & CL_MEM_HOST_READ_ONLY) flags = flags | MemFlags::host_read_only;
+  else if (f & CL_MEM_HOST_WRITE_ONLY) flags = flags | MemFlags::host_write_only;
+  else if (f & CL_MEM_HOST_NO_ACCESS) flags = flags | MemFlags::host_no_access;
+  return flags;
+}
+
+}  // namespace
+
+Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem mem, AdoptMode mode, AdoptedMem& out) noexcept {
+  if (mem == nullptr) return fail(Errc::invalid_argument, "adopt needs a cl_mem");
+  EDGEMEM_TRY_ASSIGN(const cl_mem_object_type type, mem_info<cl_mem_object_type>(mem, CL_MEM_TYPE));
+  if (type != CL_MEM_OBJECT_BUFFER) return fail(Errc::unsupported, "only buffers can be adopted as an edgemem Buffer");
+  EDGEMEM_TRY_ASSIGN(const cl_context context, mem_info<cl_context>(mem, CL_MEM_CONTEXT));
+  if (context != ctx.context) return fail(Errc::invalid_argument, "the cl_mem belongs to another context");
+  EDGEMEM_TRY_ASSIGN(const std::size_t bytes, mem_info<std::size_t>(mem, CL_MEM_SIZE));
+  EDGEMEM_TRY_ASSIGN(const cl_mem_flags f, mem_info<cl_mem_flags>(mem, CL_MEM_FLAGS));
+  EDGEMEM_TRY_ASSIGN(const cl_mem parent, mem_info<cl_mem>(mem, CL_MEM_ASSOCIATED_MEMOBJECT));
+  EDGEMEM_TRY_ASSIGN(const std::size_t origin, mem_info<std::size_t>(mem, CL_MEM_OFFSET));
+  void* host = nullptr;  // the caller memory, from the buffer that owns it (a sub-buffer's parent)
+  if ((f & CL_MEM_USE_HOST_PTR) != 0) {
+    EDGEMEM_TRY_ASSIGN(host, mem_info<void*>(parent != nullptr ? parent : mem, CL_MEM_HOST_PTR));
+  }
+  if (mode == AdoptMode::retain) EDGEMEM_TRY(cl::check(clRetainMemObject(mem)));
+  AdoptedMem a;
+  a.bytes = bytes;
+  a.flags = mem_flags_of(f);
+  a.wrapped = (f & CL_MEM_USE_HOST_PTR) != 0;
+  a.host = host;
+  a.storage = a.wrapped ? Storage::host : (f & CL_MEM_ALLOC_HOST_PTR) != 0 ? Storage::shared : Storage::device;
+  a.is_sub = parent != nullptr;
+  a.parent = parent;
+  a.origin = parent != nullptr ? origin : 0;
+  out = a;
+  return {};
+}
+
+void OpenCL::mem_release(NativeMem& mem) noexcept {
+  if (mem != nullptr) (void)clReleaseMemObject(mem);
+  mem = nullptr;
+}
+
+Result<OpenCL::Mapped> OpenCL::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
+                                   std::size_t bytes, const CommandEvents& sync) noexcept {
+  const cl::WaitList w = cl::waits_of(sync);
+  cl_int status = CL_SUCCESS;
+  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, map_flags_of(access), offset, bytes, w.count, w.events, nullptr, &status);
+  if (status == CL_INVALID_OPERATION && access == Access::write) {
+    // A host_write_only buffer refuses CL_MAP_READ; edgemem allows Access::write on it, so map it
+    // CL_MAP_WRITE only (the mapped bytes still reflect the device on 1.2 drivers).
+    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE, offset, bytes, w.count, w.events, nullptr, &status);
+  }
+  if (status != CL_SUCCESS) return cl::fail_cl(status);
+  if (p == nullptr) return cl::fail_cl(CL_MAP_FAILURE);
+  return Mapped{p, 0};
+}
+
+Result<void> OpenCL::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& sync) noexcept {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueUnmapMemObject(q, mem, mapped.host, n, waits, out);
+  });
+}
+
+}  // namespace edgemem::backend

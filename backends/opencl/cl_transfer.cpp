@@ -1,0 +1,88 @@
+// OpenCL backend: linear transfers and migration (the rect transfers live in cl_rect.cpp). Reads and writes block natively
+// (CL_TRUE); the other commands are enqueued with an event that a blocking call waits for and
+// releases. An async command hands its event to the caller.
+#include "cl.hpp"
+#include "cl_error.hpp"
+#include "cl_submit.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+
+bool is_nvidia_sub_buffer(cl_command_queue q, cl_mem mem) noexcept {
+  cl_mem parent = nullptr;
+  return clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) == CL_SUCCESS &&
+         parent != nullptr && cl::queue_platform_is(q, "NVIDIA");
+}
+
+}  // namespace
+
+Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
+                           const CommandEvents& sync) noexcept {
+  const cl::WaitList w = cl::waits_of(sync);
+  if (sync.out != nullptr)
+    return cl::check(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events, sync.out));
+  // A blocking write may return once `src` is copied out, before the device has the bytes: the caller
+  // is told (it orders other queues after it with a marker when one needs it), or it is waited for
+  // here. No event is asked of the write itself: NVIDIA's driver (580.x) sometimes crashes in a
+  // blocking clEnqueueWriteBuffer with an event on a sub-buffer while other threads create and
+  // release sub-buffers of the same parent.
+  if (sync.still_running != nullptr) {
+    EDGEMEM_TRY(cl::check(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, nullptr)));
+    *sync.still_running = true;
+    return {};
+  }
+  cl_event e = nullptr;
+  EDGEMEM_TRY(cl::check(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
+  auto done = cl::wait_event(e);
+  (void)clReleaseEvent(e);
+  return done;
+}
+
+Result<void> OpenCL::read(NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,
+                          const CommandEvents& sync) noexcept {
+  const cl::WaitList w = cl::waits_of(sync);
+  return cl::check(clEnqueueReadBuffer(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, offset, bytes, dst, w.count,
+                                       w.events, sync.out));
+}
+
+Result<void> OpenCL::fill(NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes,
+                          const void* pattern, std::size_t pattern_bytes, const CommandEvents& sync) noexcept {
+  if (cl::queue_device_version(q) < 12) return fail(Errc::unsupported, "clEnqueueFillBuffer needs an OpenCL 1.2 device");
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueFillBuffer(q, mem, pattern, pattern_bytes, offset, bytes, n, waits, out);
+  });
+}
+
+Result<void> OpenCL::copy(NativeQueue q, const NativeMem& src, const NativeMem& dst, std::size_t src_offset,
+                          std::size_t dst_offset, std::size_t bytes, const CommandEvents& sync) noexcept {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueCopyBuffer(q, src, dst, src_offset, dst_offset, bytes, n, waits, out);
+  });
+}
+
+Result<void> OpenCL::migrate(NativeQueue q, const NativeMem& mem, Migration to, const CommandEvents& sync) noexcept {
+  if (cl::queue_device_version(q) < 12)
+    return fail(Errc::unsupported, "clEnqueueMigrateMemObjects needs an OpenCL 1.2 device");
+  cl_mem_migration_flags flags = 0;
+  if (to == Migration::to_host) flags = CL_MIGRATE_MEM_OBJECT_HOST;
+  else if (to == Migration::to_device_discard) flags = CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
+  if (is_nvidia_sub_buffer(q, mem)) {
+    // NVIDIA's driver (580.x) crashes in clEnqueueMigrateMemObjects on a sub-buffer. Migration is a
+    // placement hint, so the hint is not taken: a marker keeps the command's ordering and event.
+    return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+      return clEnqueueMarkerWithWaitList(q, n, waits, out);
+    });
+  }
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueMigrateMemObjects(q, 1, &mem, flags, n, waits, out);
+  });
+}
+
+Result<void> OpenCL::marker(NativeQueue q, const CommandEvents& sync) noexcept {
+  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
+    return clEnqueueMarkerWithWaitList(q, n, waits, out);
+  });
+}
+
+}  // namespace edgemem::backend

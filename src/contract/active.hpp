@@ -1,0 +1,24 @@
+/// @file contract/active.hpp  The backend the library calls: the one Meson built
+/// (backends/<memory_backend>/backend.hpp, found through the include path), checked against the
+/// contract, behind fault points when the Meson option fault_injection is on (tests only).
+#pragma once
+#include <edgemem/config.hpp>
+
+#include "backend.hpp"
+#include "contract/backend_contract.hpp"
+
+static_assert(edgemem::contract::CheckBackend<edgemem::backend::Selected>::ok,
+              "the selected backend does not meet the contract");
+
+#if EDGEMEM_FAULT_INJECTION
+#include "contract/fault_injecting.hpp"
+namespace edgemem::backend {
+/// The backend the library calls: Selected behind fault points.
+using Active = FaultInjecting<Selected>;
+}  // namespace edgemem::backend
+#else
+namespace edgemem::backend {
+/// The backend the library calls.
+using Active = Selected;
+}  // namespace edgemem::backend
+#endif

@@ -1,0 +1,219 @@
+/// @file contract/backend_contract.hpp  The backend contract: the one place that says what a backend
+/// provides. Private: not installed. A backend is a struct of static functions in
+/// backends/<name>/backend.hpp (see README "Adding a backend"); edgemem's common layer has already
+/// checked every argument (released handles, ranges, alignment, overlap, host-access flags,
+/// capabilities) before it calls one, so an operation only does the native work and maps native
+/// errors to an Errc, keeping the native code in Error::native.
+///
+/// What a backend struct declares besides the operations:
+/// - `using NativeContext/NativeQueue/NativeMem/NativeEvent = edgemem::...;` (its native.hpp, installed
+///   as edgemem/native.hpp; every handle compares with == and !=);
+/// - `static constexpr const char* name` (DeviceInfo::backend);
+/// - `static constexpr unsigned groups` (contract::Group bits: device | buffer, plus the optional ones);
+/// - `static constexpr bool completes_at_enqueue`: true when every command has finished when its
+///   enqueue returns (then the common layer keeps no record of pending commands).
+///
+/// The operations, by group. Offsets and sizes are in bytes. Every transfer takes a CommandEvents:
+/// `waits` must complete first; `out` null means blocking (the command has completed on return, except
+/// that a backend whose blocking write may still run on the device sets *still_running instead, when
+/// given), otherwise the command's event goes to *out. Errc values named are those the native layer
+/// maps to; any operation may also answer backend_failure for a native error without a closer Errc.
+///
+/// device (required)
+/// - device_census(type, out): platforms and devices of `type` on each (Context::create's selection
+///   rule is applied by the common layer from it). Errc: out_of_host_memory.
+/// - context_create(sel, info): opens the device a resolved selector names (platform and device index
+///   valid, EDGEMEM_DEVICE applied) and describes it into `info`, capabilities included
+///   (DeviceInfo::caps). Errc: unsupported, invalid_argument, out_of_host_memory.
+/// - context_adopt(native, mode, info): a context made elsewhere; retain takes a reference of its own,
+///   borrow takes none. Errc: invalid_argument (null, device not in the context), unsupported.
+/// - context_release(ctx): drops a context from context_create or a retained context_adopt.
+/// - queue_create(ctx): an in-order queue. Errc: out_of_host_memory, out_of_device_memory.
+/// - queue_adopt(ctx, q, mode): an in-order queue made elsewhere on ctx's device. Errc:
+///   invalid_argument (null, other context or device), unsupported (out of order).
+/// - queue_release(q): drops a queue from queue_create or a retained queue_adopt.
+/// - queue_finish(q): waits for every command of q. Errc: backend_failure (a command failed).
+/// - marker(q, ev): a command that completes when every command enqueued on q before it has, and ev.waits.
+/// - event_wait(e), event_complete(e): wait for / poll one event. Errc: backend_failure (it failed).
+/// - event_retain(e), event_release(e): one more / one less reference.
+///
+/// buffer (required)
+/// - mem_create(ctx, desc): a linear memory object. Errc: out_of_device_memory, out_of_host_memory,
+///   unsupported (host-access flags on a device that has none).
+/// - mem_sub(root, origin, bytes, flags): a native sub-object of a root at `origin` (the common layer's
+///   sub-buffers are views and ask for one only when the user needs the native handle, and for pool
+///   blocks at init()). Errc: misaligned, out_of_host_memory.
+/// - mem_adopt(ctx, mem, mode, out): describes a memory object made elsewhere into `out`, taking a
+///   reference when mode is retain. Errc: invalid_argument (null, other context), unsupported (not a buffer).
+/// - mem_release(mem): drops a memory object from mem_create, mem_sub or a retained mem_adopt.
+/// - write, read (host <-> mem at offset), fill (a pattern of 1..DeviceInfo::caps.max_fill_pattern_bytes
+///   bytes, a power of two, repeated), copy (mem -> mem, ranges not overlapping), write_rect,
+///   read_rect, copy_rect (pitches resolved, never 0), migrate (to host or device; only when
+///   caps.migration): commands on `mem` at `offset` of a root object (sub-buffers are views: the common
+///   layer passes the root and adds the view's origin). Errc: out_of_device_memory, out_of_host_memory.
+/// - map(q, mem, access, offset, bytes, ev): maps after ev.waits, blocking; returns the host address and
+///   the backend's per-mapping state. Errc: backend_failure (map failed), out_of_host_memory.
+/// - unmap(q, mem, mapped, ev): undoes one map, handing back what map returned; blocking (the write-back
+///   has completed on return) or async when ev.out is set.
+///
+/// image, svm, external (optional): declared in contract::Group so capabilities and backends can name
+/// them; their operations are added to the lists below with the issues that build them (#15, #16, #17).
+#pragma once
+#include <cstddef>
+#include <type_traits>
+
+#include <edgemem/device.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/rect.hpp>
+#include <edgemem/result.hpp>
+
+#include "contract/types.hpp"
+
+/// The operations of the device group: X(group, name, fault, injected Errc, return type, parameters).
+/// `fault` says how the fault-injecting wrapper (fault_injecting.hpp) treats the operation: before
+/// (the fault replaces the call), after (the call runs, then the fault is reported, as a driver
+/// reports a failed command), never (it cannot fail: releases and retains).
+#define EDGEMEM_DEVICE_OPERATIONS(X)                                                                            \
+  X(device, device_census, before, out_of_host_memory, Result<void>, (DeviceType type, DeviceCensus & out))    \
+  X(device, context_create, before, out_of_host_memory, Result<NativeContext>,                                 \
+    (const DeviceSelector& sel, DeviceInfo& info))                                                              \
+  X(device, context_adopt, before, out_of_host_memory, Result<NativeContext>,                                  \
+    (const NativeContext& native, AdoptMode mode, DeviceInfo& info))                                            \
+  X(device, context_release, never, released, void, (NativeContext & ctx))                                     \
+  X(device, queue_create, before, out_of_host_memory, Result<NativeQueue>, (const NativeContext& ctx))         \
+  X(device, queue_adopt, before, out_of_host_memory, Result<NativeQueue>,                                      \
+    (const NativeContext& ctx, NativeQueue q, AdoptMode mode))                                                  \
+  X(device, queue_release, never, released, void, (NativeQueue q))                                             \
+  X(device, queue_finish, after, backend_failure, Result<void>, (NativeQueue q))                               \
+  X(device, marker, before, out_of_host_memory, Result<void>, (NativeQueue q, const CommandEvents& ev))        \
+  X(device, event_wait, after, backend_failure, Result<void>, (NativeEvent e))                                 \
+  X(device, event_complete, after, backend_failure, Result<bool>, (NativeEvent e))                             \
+  X(device, event_retain, never, released, void, (NativeEvent e))                                              \
+  X(device, event_release, never, released, void, (NativeEvent e))
+
+/// The operations of the buffer group (same columns as EDGEMEM_DEVICE_OPERATIONS).
+#define EDGEMEM_BUFFER_OPERATIONS(X)                                                                            \
+  X(buffer, mem_create, before, out_of_device_memory, Result<NativeMem>,                                       \
+    (const NativeContext& ctx, const MemDesc& desc))                                                            \
+  X(buffer, mem_sub, before, out_of_host_memory, Result<NativeMem>,                                            \
+    (const NativeMem& root, std::size_t origin, std::size_t bytes, MemFlags flags))                             \
+  X(buffer, mem_adopt, before, out_of_host_memory, Result<void>,                                               \
+    (const NativeContext& ctx, NativeMem mem, AdoptMode mode, AdoptedMem& out))                                 \
+  X(buffer, mem_release, never, released, void, (NativeMem & mem))                                             \
+  X(buffer, write, before, out_of_device_memory, Result<void>,                                                 \
+    (NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,               \
+     const CommandEvents& ev))                                                                                  \
+  X(buffer, read, before, out_of_device_memory, Result<void>,                                                  \
+    (NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,                     \
+     const CommandEvents& ev))                                                                                  \
+  X(buffer, fill, before, out_of_device_memory, Result<void>,                                                  \
+    (NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes, const void* pattern,           \
+     std::size_t pattern_bytes, const CommandEvents& ev))                                                       \
+  X(buffer, copy, before, out_of_device_memory, Result<void>,                                                  \
+    (NativeQueue q, const NativeMem& src, const NativeMem& dst, std::size_t src_offset, std::size_t dst_offset, \
+     std::size_t bytes, const CommandEvents& ev))                                                               \
+  X(buffer, write_rect, before, out_of_device_memory, Result<void>,                                            \
+    (NativeQueue q, const NativeMem& mem, const Rect& rect, const void* src, const CommandEvents& ev))           \
+  X(buffer, read_rect, before, out_of_device_memory, Result<void>,                                             \
+    (NativeQueue q, const NativeMem& mem, const Rect& rect, void* dst, const CommandEvents& ev))                \
+  X(buffer, copy_rect, before, out_of_device_memory, Result<void>,                                             \
+    (NativeQueue q, const NativeMem& src, const NativeMem& dst, const CopyRect& rect, const CommandEvents& ev)) \
+  X(buffer, migrate, before, out_of_device_memory, Result<void>,                                               \
+    (NativeQueue q, const NativeMem& mem, Migration to, const CommandEvents& ev))                               \
+  X(buffer, map, before, backend_failure, Result<Mapped>,                                                      \
+    (NativeQueue q, const NativeMem& mem, Access access, std::size_t offset, std::size_t bytes,                 \
+     const CommandEvents& ev))                                                                                  \
+  X(buffer, unmap, after, backend_failure, Result<void>,                                                       \
+    (NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& ev))
+
+/// Every operation of every group, in one list (the fault wrapper and the checks expand it).
+#define EDGEMEM_BACKEND_OPERATIONS(X) EDGEMEM_DEVICE_OPERATIONS(X) EDGEMEM_BUFFER_OPERATIONS(X)
+
+/// Inside a backend struct: declares one operation with the contract's signature, e.g.
+/// `EDGEMEM_DEVICE_OPERATIONS(EDGEMEM_DECLARE_OPERATION)`. The types it names (NativeQueue,
+/// CommandEvents, ...) must be visible in the struct (see contract::BackendTypes).
+#define EDGEMEM_DECLARE_OPERATION(group, name, fault, errc, ret, params) EDGEMEM_DECLARE_##fault##_(name, ret, params)
+#define EDGEMEM_DECLARE_before_(name, ret, params) [[nodiscard]] static ret name params noexcept;
+#define EDGEMEM_DECLARE_after_(name, ret, params) [[nodiscard]] static ret name params noexcept;
+#define EDGEMEM_DECLARE_never_(name, ret, params) static ret name params noexcept;
+
+namespace edgemem::contract {
+
+/// The types every backend's operations use; a backend struct derives from it (or declares the same names).
+struct BackendTypes {
+  using NativeContext = edgemem::NativeContext;  ///< native.hpp
+  using NativeQueue = edgemem::NativeQueue;      ///< native.hpp
+  using NativeMem = edgemem::NativeMem;          ///< native.hpp
+  using NativeEvent = edgemem::NativeEvent;      ///< native.hpp
+  using CommandEvents = contract::CommandEvents; ///< types.hpp
+  using MemDesc = contract::MemDesc;             ///< types.hpp
+  using AdoptedMem = contract::AdoptedMem;       ///< types.hpp
+  using Mapped = contract::Mapped;               ///< types.hpp
+};
+
+/// How the fault-injecting wrapper treats an operation (the `fault` column).
+enum class FaultKind : unsigned char {
+  before,  ///< an injected fault replaces the call
+  after,   ///< the call runs, then the injected fault is reported
+  never,   ///< not a fault point (cannot fail)
+};
+
+/// One row of the operation list, for tools and tests (the fault suite checks its points against it).
+struct OperationInfo {
+  const char* group;  ///< "device", "buffer", ...
+  const char* name;   ///< the operation's name, as fault::Injected::call reports it
+  FaultKind fault;    ///< how fault injection treats it
+  Errc injected;      ///< the Errc a fault point injects (meaningless for never)
+};
+
+#define EDGEMEM_OPERATION_INFO_(group, name, fault, errc, ret, params) \
+  OperationInfo{#group, #name, FaultKind::fault, Errc::errc},
+/// Every operation of the contract, in list order.
+inline constexpr OperationInfo operations[] = {EDGEMEM_BACKEND_OPERATIONS(EDGEMEM_OPERATION_INFO_)};
+#undef EDGEMEM_OPERATION_INFO_
+
+namespace check {
+// One detector per operation: true when B declares a static member of that name.
+#define EDGEMEM_HAS_OPERATION_(group, name, fault, errc, ret, params) \
+  template <class B, class = void>                                    \
+  struct has_##name : std::false_type {};                             \
+  template <class B>                                                  \
+  struct has_##name<B, std::void_t<decltype(&B::name)>> : std::true_type {};
+EDGEMEM_BACKEND_OPERATIONS(EDGEMEM_HAS_OPERATION_)
+#undef EDGEMEM_HAS_OPERATION_
+
+template <class B, class = void>
+struct has_types : std::false_type {};
+template <class B>
+struct has_types<B, std::void_t<typename B::NativeContext, typename B::NativeQueue, typename B::NativeMem,
+                                typename B::NativeEvent, decltype(B::name), decltype(B::groups),
+                                decltype(B::completes_at_enqueue)>> : std::true_type {};
+}  // namespace check
+
+/// Compile-time check of a backend struct against the contract: every operation of every group it
+/// declares, with exactly the contract's signature. Instantiated once per build in active.hpp; a
+/// failure names the missing or mistyped operation.
+template <class B>
+struct CheckBackend : BackendTypes {
+  static_assert(check::has_types<B>::value,
+                "backend lacks a native handle type, `name`, `groups` or `completes_at_enqueue` "
+                "(src/contract/backend_contract.hpp)");
+  static_assert((B::groups & (group_device | group_buffer)) == (group_device | group_buffer),
+                "backend must declare the required groups device and buffer");
+#define EDGEMEM_CHECK_OPERATION_(group, name, fault, errc, ret, params)                                         \
+  template <class T = B>                                                                                       \
+  static constexpr bool name##_ok() noexcept {                                                                 \
+    if constexpr (check::has_##name<T>::value) return std::is_same_v<decltype(&T::name), ret(*) params noexcept>; \
+    else return (T::groups & group_##group) == 0;                                                              \
+  }                                                                                                            \
+  static_assert(check::has_##name<B>::value || (B::groups & group_##group) == 0,                               \
+                "backend lacks contract operation `" #name "` of group " #group                                \
+                " (src/contract/backend_contract.hpp)");                                                       \
+  static_assert(name##_ok(), "backend operation `" #name "` does not have the contract's signature "           \
+                             "(src/contract/backend_contract.hpp)");
+  EDGEMEM_BACKEND_OPERATIONS(EDGEMEM_CHECK_OPERATION_)
+#undef EDGEMEM_CHECK_OPERATION_
+  static constexpr bool ok = true;  ///< true once every assertion above held
+};
+
+}  // namespace edgemem::contract

@@ -1,0 +1,62 @@
+/// @file contract/types.hpp  The types the backend operations exchange (see backend_contract.hpp).
+/// Private: not installed. The native handle types come from the built backend's native.hpp.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include <edgemem/flags.hpp>
+#include <edgemem/native.hpp>
+
+namespace edgemem::contract {
+
+/// Groups of backend operations. device and buffer are required; the others are optional and a
+/// backend that declares one must provide all of its operations (checked by check_backend<B>()).
+enum Group : unsigned {
+  group_device = 1u << 0,    ///< devices, contexts, queues, events, marker
+  group_buffer = 1u << 1,    ///< linear memory objects, transfers, maps
+  group_image = 1u << 2,     ///< images and samplers (operations come with the images issue, #15)
+  group_svm = 1u << 3,       ///< shared virtual memory (operations come with the SVM issue, #16)
+  group_external = 1u << 4,  ///< external memory, IPC (operations come with the external memory issue, #17)
+};
+
+/// The events of one command: the events it waits for and, for an async command, where its own goes.
+struct CommandEvents {
+  const NativeEvent* waits = nullptr;  ///< events to wait for before the command starts
+  std::size_t wait_count = 0;          ///< number of events in `waits`
+  NativeEvent* out = nullptr;          ///< null: blocking; otherwise receives the command's event (caller owns it)
+  /// Blocking commands only, optional: a command that may still run on the device after its blocking
+  /// call returns (OpenCL's blocking write, done once the host bytes are copied out) sets it to true
+  /// instead of waiting; commands on the queue after it still run after it. Others leave it untouched.
+  bool* still_running = nullptr;
+};
+
+/// What mem_create makes.
+struct MemDesc {
+  std::size_t bytes = 0;                  ///< size in bytes (> 0, <= DeviceInfo::max_alloc_bytes)
+  Storage storage = Storage::device;      ///< placement (OpenCL: host and shared are CL_MEM_ALLOC_HOST_PTR)
+  MemFlags flags = MemFlags::read_write;  ///< access flags, already checked for consistency
+  const void* copy_from = nullptr;        ///< initial contents (`bytes` long), or null
+  void* use_host = nullptr;               ///< caller memory used zero-copy (`bytes` long), or null
+};
+
+/// What mem_adopt learned about a memory object made elsewhere.
+struct AdoptedMem {
+  std::size_t bytes = 0;                  ///< size in bytes
+  Storage storage = Storage::device;      ///< placement: shared when the device allocated host memory, host over caller memory
+  MemFlags flags = MemFlags::read_write;  ///< access flags
+  bool wrapped = false;                   ///< true when it uses caller memory (OpenCL: CL_MEM_USE_HOST_PTR)
+  bool is_sub = false;                    ///< true for a sub-buffer: `parent` and `origin` are set
+  NativeMem parent{};                     ///< for a sub-buffer: the buffer it was made from (no reference taken)
+  std::size_t origin = 0;                 ///< for a sub-buffer: byte offset in `parent`
+  /// Caller memory it uses, for a sub-buffer its parent's (the sub-buffer's bytes start `origin` in); else null.
+  void* host = nullptr;
+};
+
+/// One native mapping: the host address and whatever the backend needs back at unmap (a staging
+/// allocation, a handle); the common layer stores it and hands it to unmap unchanged.
+struct Mapped {
+  void* host = nullptr;       ///< first mapped byte
+  std::uintptr_t state = 0;   ///< backend-private per-mapping state (0 when it needs none)
+};
+
+}  // namespace edgemem::contract

@@ -1,0 +1,71 @@
+// Argument checks shared by every backend: ranges, rects, alignment, host access, mappings.
+// Each returns the Errc the public documentation promises; none changes any object.
+#pragma once
+#include <cstddef>
+
+#include <edgemem/event.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/rect.hpp>
+#include <edgemem/result.hpp>
+
+#include "core/nodes.hpp"
+
+namespace edgemem::detail {
+
+/// A byte range [begin, end).
+struct ByteRange {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+};
+
+/// invalid_argument when bytes == 0; out_of_range when offset + bytes passes `size` (overflow included).
+Result<void> check_range(std::size_t offset, std::size_t bytes, std::size_t size) noexcept;
+
+/// True when `value` is a multiple of `align` (> 0); a mask for the usual power of two, no division.
+inline bool is_multiple_of(std::size_t value, std::size_t align) noexcept {
+  return (align & (align - 1)) == 0 ? (value & (align - 1)) == 0 : value % align == 0;
+}
+
+/// Resolves zero pitches of `side` for `region` and checks it fits in `limit` bytes. Returns the
+/// resolved side; `span` receives its bounding byte range. Errc: invalid_argument, out_of_range.
+Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, std::size_t limit,
+                                   ByteRange& span) noexcept;
+
+/// True when two resolved rect sides of the same region share a byte; bases are byte offsets in one root
+/// (or addresses). Exact (row against row), O(region.y * region.z).
+bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, const RectSide& b,
+                   const Extent3& region) noexcept;
+
+/// invalid_argument when the buffer's host-access flags forbid the host reading/writing it.
+Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept;
+
+/// busy when [range) of `node` (node-relative) conflicts with an open mapping of its root:
+/// any overlap when `writes`, overlap with a write/write_discard mapping otherwise.
+Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes) noexcept;
+
+/// True when root-relative `range` conflicts with an open mapping of `root`; caller holds root->map_lock.
+bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept;
+
+/// Most events a wait list may hold.
+inline constexpr std::size_t max_wait_events = 32;
+
+/// Copies the native events of `waits` into `out` (room for max_wait_events). Errc: released (an event is
+/// released), exhausted (> 32), invalid_argument (an event of a context other than `ctx`).
+Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent* out) noexcept;
+
+/// True when node-relative [ra) of `a` and [rb) of `b` share a byte of caller memory through two
+/// Buffer::wrap roots (distinct roots over overlapping host memory).
+bool wrapped_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange rb) noexcept;
+
+/// True when [p, p + bytes) of host memory shares a byte with node-relative [r) of wrapped `n`.
+bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept;
+
+/// True when [p, p + bytes) of host memory shares a byte with the caller memory that `n`'s wrapped root
+/// uses, anywhere in it: a read or write whose host memory lies in the buffer's own memory is refused
+/// whole (PoCL 3.1 skips such transfers silently even when the bytes are disjoint).
+bool host_in_wrapped_memory(const void* p, std::size_t bytes, const MemNode* n) noexcept;
+
+/// True when [a) and [b) share a byte.
+constexpr bool intersects(ByteRange a, ByteRange b) noexcept { return a.begin < b.end && b.begin < a.end; }
+
+}  // namespace edgemem::detail

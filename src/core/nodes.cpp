@@ -1,0 +1,93 @@
+#include "core/nodes.hpp"
+
+#include "core/live.hpp"
+#include "core/ordering.hpp"
+
+namespace edgemem::detail {
+
+namespace {
+template <class T>
+bool drop(T* n) noexcept {
+  return n->refs.fetch_sub(1, std::memory_order_acq_rel) == 1;
+}
+}  // namespace
+
+void report_dropped(ContextNode* ctx, const Error& e) noexcept {
+  if (ctx == nullptr) return;
+  std::lock_guard<std::mutex> lock(ctx->unreported_lock);
+  ++ctx->unreported_count;
+  ctx->unreported_last = e;
+}
+
+void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept {
+  retain(parent);  // the context is borrowed through the parent chain
+  n->ctx = parent->ctx;
+  n->parent = parent;
+  n->root = parent->root;
+  n->origin = origin;
+  n->bytes = bytes;
+  n->storage = parent->storage;
+  n->flags = flags;
+  n->wrapped = parent->wrapped;
+  live_add(Live::sub_buffer, 1);
+}
+
+Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
+  if (n->parent == nullptr || n->native_ready.load(std::memory_order_acquire)) return n->native;
+  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  if (!n->native_ready.load(std::memory_order_relaxed)) {
+    EDGEMEM_TRY_ASSIGN(n->native, Backend::mem_sub(n->root->native, n->origin, n->bytes, n->flags));
+    n->native_ready.store(true, std::memory_order_release);
+  }
+  return n->native;
+}
+
+void unref(ContextNode* n) noexcept {
+  if (n == nullptr || !drop(n)) return;
+  if (!n->borrowed) Backend::context_release(n->native);
+  live_add(Live::context, -1);
+  destroy_node(n);
+}
+
+void unref(QueueNode* n) noexcept {
+  if (n == nullptr || !drop(n)) return;
+  if (!n->borrowed) Backend::queue_release(n->native);
+  live_add(Live::queue, -1);
+  ContextNode* ctx = n->ctx;
+  destroy_node(n);
+  unref(ctx);
+}
+
+void unref(MemNode* n) noexcept {
+  // Iterative so a deep chain of sub-buffers cannot exhaust the stack.
+  while (n != nullptr) {
+    // The sole holder needs no atomic update: with one reference left, nobody else can add one.
+    const std::uint32_t left =
+        n->refs.load(std::memory_order_acquire) == 1 ? 0 : n->refs.fetch_sub(1, std::memory_order_acq_rel) - 1;
+    if (left != 0) {
+      if (left == n->owned_keep) {  // a pool block back to its pool's reference
+        std::lock_guard<std::mutex> lock(n->root->map_lock);
+        if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
+      }
+      return;
+    }
+    if (!n->borrowed) Backend::mem_release(n->native);
+    destroy_pending_table(n->pending);
+    live_add(n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
+    MemNode* parent = n->parent;
+    ContextNode* ctx = n->ctx;
+    if (n->owned_keep == 0 && parent != nullptr) {
+      // A heap run: its owner takes back the pages and the node's storage (never the allocator's)
+      // in one step, so a page is never free while the node that covered it is still in use.
+      std::lock_guard<std::mutex> lock(n->root->map_lock);
+      if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
+      else destroy_node(n);
+    } else {
+      destroy_node(n);
+    }
+    if (parent == nullptr) unref(ctx);  // only a root holds its context
+    n = parent;
+  }
+}
+
+}  // namespace edgemem::detail

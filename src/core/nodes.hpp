@@ -1,0 +1,159 @@
+// Shared state behind the public handles. Reference counted, allocated through the allocator
+// policy, so no handle operation touches the C++ heap with allocator=static.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <new>
+#include <utility>
+
+#include <edgemem/allocator.hpp>
+#include <edgemem/buffer.hpp>
+#include <edgemem/config.hpp>
+#include <edgemem/device.hpp>
+#include <edgemem/error.hpp>
+#include <edgemem/flags.hpp>
+#include <edgemem/pool_core.hpp>
+
+#include "contract/active.hpp"
+
+namespace edgemem::detail {
+
+using Backend = backend::Active;
+
+/// Constructs a T in allocator-policy memory; null when the policy is out of memory.
+template <class T, class... Args>
+T* make_node(Args&&... args) noexcept {
+  void* p = DefaultAllocator::allocate(sizeof(T), alignof(T));
+  return p ? new (p) T(std::forward<Args>(args)...) : nullptr;
+}
+
+/// Destroys a T made by make_node.
+template <class T>
+void destroy_node(T* node) noexcept {
+  node->~T();
+  DefaultAllocator::deallocate(node, sizeof(T), alignof(T));
+}
+
+struct ContextNode {
+  std::atomic<std::uint32_t> refs{1};
+  Backend::NativeContext native{};
+  bool borrowed = false;  // adopted with AdoptMode::borrow: the native context is not released
+  DeviceInfo info{};
+  // Errors a destructor could not return (e.g. a Mapping's unmap): counted, the last one kept.
+  std::mutex unreported_lock;
+  std::size_t unreported_count = 0;
+  Error unreported_last{};
+};
+
+struct QueueNode {
+  std::atomic<std::uint32_t> refs{1};
+  ContextNode* ctx = nullptr;  // a root holds a reference; a sub-buffer borrows its root's
+  Backend::NativeQueue native{};
+  bool borrowed = false;       // adopted with AdoptMode::borrow: the native queue is not released
+  std::uint64_t serial = 0;    // unique per queue for the life of the process (ordering records)
+};
+
+struct PendingTable;
+
+/// One open mapping, as a byte range of the root buffer. Meaningful only while its bit is set in
+/// MemNode::slots_used, so a new node leaves the slots unwritten. Every native map is of the root's
+/// native object (sub-buffers are views), so mappings are grouped per root:
+/// read mappings made on one queue over bytes an open read mapping of the same root already maps
+/// share its native mapping (one native map, one native unmap by the last of them: drivers such as
+/// NVIDIA's refuse a second unmap of a pointer mapped twice). Two native maps of one root that return
+/// one address join one group too, and are unmapped together by its last member (the extra unmaps of
+/// that address may be refused by such a driver, and that answer is expected).
+struct MapSlot {
+  std::size_t begin;         // this mapping's root-relative bytes
+  std::size_t end;
+  void* host;                // this mapping's first byte
+  contract::Mapped native;   // the native mapping this one uses (shared by its group), as map returned it
+  std::uint32_t native_id;   // its group, numbered per root: the native mappings it shares (see map_bytes)
+  unsigned native_count;     // native maps this slot must undo when its group closes
+  std::size_t native_begin;  // root-relative bytes of that native mapping
+  std::size_t native_end;
+  std::uint64_t queue;       // QueueNode::serial of the queue it was mapped on
+  Access access;
+  bool closing;              // its group is being unmapped natively: no new member may join
+};
+
+struct MemNode {
+  // User-provided, so `new MemNode()` runs the member initializers only instead of first zero-filling
+  // the whole node (mapping slots included): a sub-buffer is made per call on hot paths.
+  MemNode() noexcept {}
+
+  std::atomic<std::uint32_t> refs{1};
+  ContextNode* ctx = nullptr;  // holds a reference
+  MemNode* parent = nullptr;   // holds a reference; null for a root
+  MemNode* root = this;        // the root allocation (this for a root)
+  std::size_t origin = 0;      // byte offset within the root
+  std::size_t bytes = 0;
+  Storage storage = Storage::device;
+  MemFlags flags = MemFlags::read_write;
+  bool wrapped = false;
+  bool borrowed = false;            // adopted with AdoptMode::borrow: the native object is not released
+  const std::byte* host = nullptr;  // root made by Buffer::wrap or adopted over CL_MEM_USE_HOST_PTR: the
+                                    // caller memory it uses (else null)
+  // A root's native object; a view's native sub-object, made only when first asked for (native_of)
+  // and kept until the view dies. Commands on a view use the root's object at the view's origin.
+  Backend::NativeMem native{};
+  std::atomic<bool> native_ready{false};  // view only: `native` is set (published under root->map_lock)
+  PendingTable* pending = nullptr;  // root only: commands that may still reach it (detail/ordering.hpp)
+
+  // Mappings made through this node; guarded by root->map_lock.
+  unsigned map_count = 0;
+  std::uint32_t next_native_id = 0;  // root only: numbers the root's native mappings (MapSlot::native_id)
+  std::uint64_t slots_used = 0;  // bit i: slots[i] holds an open mapping
+  MapSlot slots[EDGEMEM_MAX_MAPPINGS_PER_BUFFER];
+  MemNode* mapped_next = nullptr;
+  MemNode* mapped_prev = nullptr;
+
+  // Root only: the nodes of this root that hold mappings.
+  std::mutex map_lock;
+  std::atomic<unsigned> mapped_nodes{0};
+  MemNode* mapped_head = nullptr;
+
+  // Pool block (owned_keep 1): when the reference count drops to 1, unref() calls owner->reclaim
+  // under root->map_lock; `owner` is cleared when the pool goes first, after which the block lives
+  // on as an ordinary reference-counted sub-buffer.
+  // Heap run (owned_keep 0): its node lives in the heap's node storage, not the allocator's; when the
+  // last reference goes, unref() releases the native object and then calls owner->reclaim under
+  // root->map_lock, which frees the pages and destroys the node in its storage. When the heap goes
+  // first, `owner` becomes the heap's node storage, which frees itself with the last such node.
+  // `owned_keep` is set before the node is shared and never changes (UINT32_MAX: not owned);
+  // `owner` is guarded by root->map_lock.
+  NodeOwner* owner = nullptr;
+  std::uint32_t owner_slot = 0;
+  std::uint32_t owned_keep = UINT32_MAX;
+};
+
+/// Builds Buffer handles from nodes (the Buffer constructor is private).
+struct BufferAccess {
+  /// A handle adopting one reference already held on `n`.
+  static Buffer adopt(MemNode* n) noexcept { return Buffer(n); }
+};
+
+inline void retain(ContextNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+inline void retain(QueueNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+inline void retain(MemNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
+
+/// Counts an error that a destructor had to drop on `ctx` (Context::unreported_errors()).
+void report_dropped(ContextNode* ctx, const Error& e) noexcept;
+
+/// Initialises `n` (just constructed, in the allocator's or a heap's storage) as a view of `parent`:
+/// `bytes` bytes at root byte `origin`, access `flags`; takes a reference to `parent` and counts a live
+/// sub-buffer. Never fails: a view has no native sub-object until native_of() asks for one.
+void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept;
+
+/// The native object of `n`: a root's own; for a view, its native sub-object, made on first use
+/// (kernel arguments, migration, pool blocks at init) and kept until the view dies. Thread-safe.
+/// Errc: those of Backend::mem_sub.
+[[nodiscard]] Result<Backend::NativeMem> native_of(MemNode* n) noexcept;
+
+/// Drops one reference; the last one releases the native object and the node.
+void unref(ContextNode* n) noexcept;
+void unref(QueueNode* n) noexcept;
+void unref(MemNode* n) noexcept;
+
+}  // namespace edgemem::detail

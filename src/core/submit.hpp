@@ -1,0 +1,94 @@
+// Plumbing shared by the Queue's commands: resolving handles and submitting to the backend with
+// the caller's wait list, the waits ordering across queues adds (detail/ordering.hpp), and an
+// optional out-event.
+#pragma once
+#include <edgemem/buffer.hpp>
+#include <edgemem/event.hpp>
+#include <edgemem/result.hpp>
+
+#include "core/checks.hpp"
+#include "core/nodes.hpp"
+#include "core/ordering.hpp"
+
+namespace edgemem::detail {
+
+/// The node of `buf` if both handles are live and share a context. Errc: released, invalid_argument.
+inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
+  if (q == nullptr) return fail(Errc::released, "queue is released");
+  MemNode* n = buf.node();
+  if (n == nullptr) return fail(Errc::released, "buffer is released");
+  if (n->ctx != q->ctx) return fail(Errc::invalid_argument, "buffer belongs to another context");
+  return n;
+}
+
+/// Checks `waits` against queue `q`, then runs `command(sync)` on memory uses `a` and `b` (b.node may
+/// be null). The command also waits for commands of other queues that still reach its bytes in a
+/// conflicting way; an async command (`out` non-null, its event lands there) is recorded on the roots
+/// it touches, and so is a blocking one that may still run on the device (Backend::CommandEvents::still_running);
+/// any other blocking one has completed on return, and with it every earlier command of `q`.
+/// Errc: released / exhausted / invalid_argument (wait list), or the command's own.
+template <class Command>
+Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
+                    Command&& command) noexcept {
+  Backend::NativeEvent natives[max_wait_events + (tracks_pending ? max_order_waits : 0)];
+  EDGEMEM_TRY(gather_waits(q->ctx, waits, natives));
+  Backend::NativeEvent produced{};
+  Backend::CommandEvents sync;
+  sync.wait_count = waits.size();
+  sync.out = out != nullptr ? &produced : nullptr;
+  if constexpr (tracks_pending) {
+    OrderWaits order;
+    EDGEMEM_TRY(order.collect(q, a));
+    EDGEMEM_TRY(order.collect(q, b));
+    sync.wait_count += order.copy_to(natives + sync.wait_count);
+    sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    bool still_running = false;
+    if (out == nullptr) sync.still_running = &still_running;
+    EDGEMEM_TRY(command(sync));
+    for (const MemUse* u : {&a, &b}) {
+      if (out != nullptr || still_running) record_pending(q, *u, produced);
+      else forget_completed(q, *u);
+    }
+  } else {
+    sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    EDGEMEM_TRY(command(sync));
+  }
+  if (out != nullptr) *out = Event::adopt_native(produced, q->ctx);
+  return {};
+}
+
+/// submit() for a command on one buffer.
+template <class Command>
+Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, Command&& command) noexcept {
+  return submit(q, waits, out, a, MemUse{}, std::forward<Command>(command));
+}
+
+/// Runs a blocking map (`map(sync)` returns the native mapping) on `use` after the commands of other
+/// queues that still reach its bytes in a conflicting way; once it returns, every earlier command of
+/// `q` has completed. Errc: the map's own.
+template <class Map>
+Result<contract::Mapped> submit_map(QueueNode* q, const MemUse& use, Map&& map) noexcept {
+  Backend::CommandEvents sync;
+  if constexpr (tracks_pending) {
+    Backend::NativeEvent natives[max_order_waits];
+    OrderWaits order;
+    EDGEMEM_TRY(order.collect(q, use));
+    sync.wait_count = order.copy_to(natives);
+    sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    auto mapped = map(sync);
+    if (mapped) forget_completed(q, use);
+    return mapped;
+  } else {
+    return map(sync);
+  }
+}
+
+/// Runs a command that fills an Event and returns that event.
+template <class Enqueue>
+Result<Event> as_async(Enqueue&& enqueue) noexcept {
+  Event event;
+  EDGEMEM_TRY(enqueue(&event));
+  return event;
+}
+
+}  // namespace edgemem::detail
