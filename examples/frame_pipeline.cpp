@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
   std::printf("frames=%zu width=%zu height=%zu strips=%zu bytes_moved=%zu checksum=0x%016" PRIx64 "\n", opt.frames,
               opt.width, opt.height, kStrips, moved, sum.value);
   std::printf("backend=%s allocator=%s device=\"%s\" base_align=%zu unified_memory=%s\n", ctx->info().backend,
-              EDGEMEM_ALLOCATOR_NAME, ctx->info().name, ctx->base_align(), ctx->info().unified_memory ? "yes" : "no");
+              EDGEMEM_ALLOCATOR_NAME, ctx->info().name, ctx->base_align(), ctx->info().caps.unified_memory ? "yes" : "no");
   const RingStats rs = ring.stats();
   std::printf("pool capacity=%zu block_bytes=%zu in_use=%zu high_water=%zu failed_acquires=%zu published=%zu "
               "taken=%zu dropped=%zu steady_state_heap_allocations=%s steady_state_edgemem_allocations=%zu\n",

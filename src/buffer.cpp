@@ -54,6 +54,8 @@ Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc
   if (desc.bytes == 0) return fail(Errc::invalid_argument, "size is zero");
   if (desc.bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
   EDGEMEM_TRY(check_flags(desc.flags));
+  if ((static_cast<std::uint32_t>(desc.flags) & kHostBits) != 0 && !cn->info.caps.host_access_flags)
+    return fail(Errc::unsupported, "the device has no host-access flags (DeviceInfo::caps)");
   if (desc.storage != Storage::device && desc.storage != Storage::host && desc.storage != Storage::shared)
     return fail(Errc::invalid_argument, "unknown Storage value");
   MemNode* node = detail::make_node<MemNode>();
@@ -211,7 +213,7 @@ MemFlags Buffer::flags() const noexcept { return node_ != nullptr ? node_->flags
 
 bool Buffer::is_host_accessible() const noexcept {
   if (node_ == nullptr) return false;
-  return node_->storage != Storage::device || node_->wrapped || node_->ctx->info.unified_memory;
+  return node_->storage != Storage::device || node_->wrapped || node_->ctx->info.caps.unified_memory;
 }
 
 bool Buffer::shares_root_with(const Buffer& other) const noexcept {

@@ -51,6 +51,8 @@ Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::si
   if (pattern == nullptr) return fail(Errc::invalid_argument, "pattern pointer is null");
   if (!valid_pattern_size(pattern_bytes))
     return fail(Errc::invalid_argument, "pattern size must be 1, 2, 4, 8, 16, 32, 64 or 128 bytes");
+  if (pattern_bytes > n->ctx->info.caps.max_fill_pattern_bytes)
+    return fail(Errc::unsupported, "the device cannot fill with a pattern this wide (DeviceInfo::caps)");
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
   if (offset % pattern_bytes != 0 || bytes % pattern_bytes != 0)
     return fail(Errc::misaligned, "fill offset and size must be multiples of the pattern size");
@@ -89,6 +91,7 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, buf));
   if (to != Migration::to_device && to != Migration::to_host && to != Migration::to_device_discard)
     return fail(Errc::invalid_argument, "unknown migration target");
+  if (!n->ctx->info.caps.migration) return fail(Errc::unsupported, "the device cannot migrate memory (DeviceInfo::caps)");
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{0, n->bytes}, true));
   // Migration moves whole memory objects: a view migrates through its native sub-object (made now if
   // it has none), so the rest of the root is left where it is.

@@ -36,18 +36,15 @@ inline Triple origin_of(const RectSide& s) noexcept { return Triple{{s.origin.x,
 /// A rect region as {x, y, z}.
 inline Triple region_of(const Extent3& r) noexcept { return Triple{{r.x, r.y, r.z}}; }
 
-/// The OpenCL version of `device` as major * 10 + minor (12 for "OpenCL 1.2 ..."), 0 when unknown.
-unsigned device_version(cl_device_id device) noexcept;
-
-/// The OpenCL version of the device behind queue `q`, as device_version(); 0 when unknown.
-unsigned queue_device_version(cl_command_queue q) noexcept;
-
 /// True when the name of the platform behind queue `q` contains `needle` (for driver workarounds).
 bool queue_platform_is(cl_command_queue q, const char* needle) noexcept;
 
 /// Copies the string device property `param` into `out` (NUL-terminated, truncated to `cap` bytes).
 /// Errc: as the driver answers (see cl_error.cpp); out_of_host_memory for a very long string.
 [[nodiscard]] Result<void> query_text(cl_device_id device, cl_device_info param, char* out, std::size_t cap) noexcept;
+
+/// Fills `caps` for `device` of OpenCL version `version` (major * 10 + minor). Errc: as the driver answers.
+[[nodiscard]] Result<void> describe_caps(cl_device_id device, unsigned version, Capabilities& caps) noexcept;
 
 /// Parses "OpenCL <major>.<minor> ..." into major/minor; false when `text` does not start that way.
 bool parse_version(const char* text, unsigned& major, unsigned& minor) noexcept;

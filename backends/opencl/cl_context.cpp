@@ -109,12 +109,10 @@ Result<void> describe(cl_device_id d, DeviceInfo& info) noexcept {
   EDGEMEM_TRY_ASSIGN(const cl_ulong max_alloc, query<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
   EDGEMEM_TRY_ASSIGN(const cl_ulong global, query<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE));
   EDGEMEM_TRY_ASSIGN(const cl_uint align_bits, query<cl_uint>(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN));
-  EDGEMEM_TRY_ASSIGN(const cl_bool unified, query<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY));
   info.max_alloc_bytes = to_size(max_alloc);
   info.global_mem_bytes = to_size(global);
   info.base_align_bytes = align_bits >= 8 ? align_bits / 8 : 1;  // the query is in bits
-  info.unified_memory = unified == CL_TRUE;
-  return {};
+  return cl::describe_caps(d, info.version_major * 10 + (info.version_minor < 10 ? info.version_minor : 9), info.caps);
 }
 
 }  // namespace

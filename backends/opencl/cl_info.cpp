@@ -1,4 +1,4 @@
-// Device queries shared by the backend: string properties and the device's OpenCL version.
+// Device queries shared by the backend: string properties, the platform name, version parsing.
 #include <cstring>
 
 #include <edgemem/allocator.hpp>
@@ -64,27 +64,6 @@ bool parse_version(const char* text, unsigned& major, unsigned& minor) noexcept 
   major = parts[0];
   minor = parts[1];
   return true;
-}
-
-unsigned device_version(cl_device_id device) noexcept {
-  char text[256];
-  unsigned major = 0, minor = 0;
-  // One query in the common case; the size query only for a version string longer than `text`.
-  const cl_int status = clGetDeviceInfo(device, CL_DEVICE_VERSION, sizeof text, text, nullptr);
-  if (status == CL_INVALID_VALUE) {
-    if (!query_text(device, CL_DEVICE_VERSION, text, sizeof text)) return 0;
-  } else if (status != CL_SUCCESS) {
-    return 0;
-  }
-  text[sizeof text - 1] = '\0';
-  if (!parse_version(text, major, minor)) return 0;
-  return major * 10 + (minor < 10 ? minor : 9);
-}
-
-unsigned queue_device_version(cl_command_queue q) noexcept {
-  cl_device_id device = nullptr;
-  if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) != CL_SUCCESS) return 0;
-  return device_version(device);
 }
 
 }  // namespace edgemem::backend::cl

@@ -38,10 +38,6 @@ cl_map_flags map_flags_of(Access access) noexcept {
 }  // namespace
 
 Result<OpenCL::NativeMem> OpenCL::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
-  constexpr auto kHostAccess = MemFlags::host_read_only | MemFlags::host_write_only | MemFlags::host_no_access;
-  if ((static_cast<std::uint32_t>(desc.flags) & static_cast<std::uint32_t>(kHostAccess)) != 0 &&
-      cl::device_version(ctx.device) < 12)
-    return fail(Errc::unsupported, "host-access flags need an OpenCL 1.2 device");
   void* host = desc.use_host != nullptr ? desc.use_host : const_cast<void*>(desc.copy_from);
   cl_int status = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(ctx.context, cl_flags_of(desc), desc.bytes, host, &status);

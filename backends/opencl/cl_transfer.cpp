@@ -48,7 +48,6 @@ Result<void> OpenCL::read(NativeQueue q, const NativeMem& mem, std::size_t offse
 
 Result<void> OpenCL::fill(NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes,
                           const void* pattern, std::size_t pattern_bytes, const CommandEvents& sync) noexcept {
-  if (cl::queue_device_version(q) < 12) return fail(Errc::unsupported, "clEnqueueFillBuffer needs an OpenCL 1.2 device");
   return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     return clEnqueueFillBuffer(q, mem, pattern, pattern_bytes, offset, bytes, n, waits, out);
   });
@@ -62,8 +61,6 @@ Result<void> OpenCL::copy(NativeQueue q, const NativeMem& src, const NativeMem& 
 }
 
 Result<void> OpenCL::migrate(NativeQueue q, const NativeMem& mem, Migration to, const CommandEvents& sync) noexcept {
-  if (cl::queue_device_version(q) < 12)
-    return fail(Errc::unsupported, "clEnqueueMigrateMemObjects needs an OpenCL 1.2 device");
   cl_mem_migration_flags flags = 0;
   if (to == Migration::to_host) flags = CL_MIGRATE_MEM_OBJECT_HOST;
   else if (to == Migration::to_device_discard) flags = CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;

@@ -23,7 +23,8 @@ class Buffer {
  public:
   /// Allocates `bytes` bytes (contents undefined).
   /// Errc: released (context), invalid_argument (bytes == 0, bad flag combination, unknown Storage value),
-  /// out_of_range (bytes > info().max_alloc_bytes), out_of_device_memory, out_of_host_memory.
+  /// out_of_range (bytes > info().max_alloc_bytes), unsupported (host-access flags on a device without
+  /// info().caps.host_access_flags), out_of_device_memory, out_of_host_memory.
   [[nodiscard]] static Result<Buffer> create(const Context& ctx, std::size_t bytes, Storage storage = Storage::device,
                                              MemFlags flags = MemFlags::read_write) noexcept;
   /// Allocates `bytes` bytes and copies them from `data`.

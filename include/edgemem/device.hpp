@@ -42,17 +42,42 @@ struct DeviceCensus {
   unsigned devices[max_platforms] = {};          ///< devices of the type on platform i (i < platforms)
 };
 
+/// Kinds of foreign memory a device can import without a copy (bits of Capabilities::external_memory).
+enum ExternalMemoryKind : unsigned {
+  external_dma_buf = 1u << 0,       ///< Linux dma-buf fds (cl_khr_external_memory_dma_buf)
+  external_arm_import = 1u << 1,    ///< Arm's import path for dma-buf and host memory (cl_arm_import_memory)
+  external_opaque_fd = 1u << 2,     ///< opaque fds from Vulkan/CUDA exports (cl_khr_external_memory_opaque_fd)
+  external_opaque_win32 = 1u << 3,  ///< opaque Windows handles (cl_khr_external_memory_win32)
+};
+
+/// What the device behind a Context can do beyond the required buffer operations, gathered once at
+/// context creation. edgemem answers Errc::unsupported, before any driver call and alike on every
+/// backend, for an operation that needs a capability the device lacks. The host backend's set is
+/// configurable with EDGEMEM_HOST_CAPS (see README), so tests cover both paths of each capability.
+struct Capabilities {
+  bool images = false;                     ///< image objects (CL_DEVICE_IMAGE_SUPPORT)
+  bool image_from_buffer = false;          ///< 2D images over a buffer's memory (cl_khr_image2d_from_buffer)
+  bool svm_coarse = false;                 ///< coarse-grain buffer SVM
+  bool svm_fine_buffer = false;            ///< fine-grain buffer SVM
+  bool svm_fine_system = false;            ///< fine-grain system SVM (any host pointer)
+  std::size_t max_fill_pattern_bytes = 0;  ///< widest fill pattern in bytes (a power of two; 0: no fill)
+  unsigned external_memory = 0;            ///< ExternalMemoryKind bits
+  bool unified_memory = false;             ///< device and host share memory (map is zero-copy)
+  bool migration = false;                  ///< Queue::migrate moves contents (OpenCL 1.2 and newer)
+  bool host_access_flags = false;          ///< MemFlags::host_* are honoured (OpenCL 1.2 and newer)
+};
+
 /// Properties of the device behind a Context.
 struct DeviceInfo {
   char name[128] = {};                   ///< device name, NUL-terminated (truncated if longer)
   char version[128] = {};                ///< device/driver version string, NUL-terminated
-  const char* backend = "";              ///< "host" or "opencl"
+  const char* backend = "";              ///< the backend edgemem was built with ("host", "opencl")
   std::size_t max_alloc_bytes = 0;       ///< largest single allocation, bytes
   std::size_t global_mem_bytes = 0;      ///< total device memory, bytes
-  std::size_t base_align_bytes = 0;      ///< sub-buffer origin alignment, bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8)
-  bool unified_memory = false;           ///< true when device and host share memory (map is zero-copy)
-  unsigned version_major = 0;            ///< OpenCL version of the device (host backend reports 1.2)
+  std::size_t base_align_bytes = 0;      ///< sub-buffer origin alignment, bytes (OpenCL: CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8)
+  unsigned version_major = 0;            ///< the device's API version (OpenCL's on OpenCL; the host backend reports 1.2)
   unsigned version_minor = 0;            ///< minor part of version_major
+  Capabilities caps{};                   ///< what the device can do beyond the required operations
 };
 
 }  // namespace edgemem

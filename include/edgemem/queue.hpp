@@ -80,7 +80,8 @@ class Queue {
   /// (1, 2, 4, 8, 16, 32, 64 or 128). Errc: released, invalid_argument (pattern null or of another size,
   /// bytes 0, other context, host_read_only/host_no_access), out_of_range, misaligned (offset or bytes
   /// not a multiple of pattern_bytes), overlap (the pattern's bytes lie in the caller memory a
-  /// Buffer::wrap `dst` uses, at the bytes filled), busy.
+  /// Buffer::wrap `dst` uses, at the bytes filled), busy, unsupported (pattern_bytes above
+  /// info().caps.max_fill_pattern_bytes).
   [[nodiscard]] Result<void> fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                   std::size_t pattern_bytes) noexcept;
   /// Async fill(). Errc: as fill(), exhausted.
@@ -120,7 +121,9 @@ class Queue {
                                               WaitList waits = {}) noexcept;
 
   /// Moves `buf`'s contents to the host or the device (a validated no-op on the host backend).
-  /// Errc: released, invalid_argument (other context), busy (mapped), unsupported (device older than 1.2).
+  /// A sub-buffer migrates through its native sub-object (made on first use), leaving the rest of its root.
+  /// Errc: released, invalid_argument (other context), busy (mapped), unsupported (!info().caps.migration),
+  /// out_of_host_memory.
   [[nodiscard]] Result<void> migrate(Buffer& buf, Migration to) noexcept;
   /// Async migrate(). Errc: as migrate(), exhausted.
   [[nodiscard]] Result<Event> migrate_async(Buffer& buf, Migration to, WaitList waits = {}) noexcept;

@@ -37,7 +37,7 @@ TEST_CASE("Buffer::create: every storage gives a root buffer that round-trips da
       CHECK_FALSE(b->is_sub());
       CHECK(b->storage() == s);
       CHECK(b->flags() == MemFlags::read_write);
-      CHECK(b->is_host_accessible() == (s != Storage::device || f.ctx.info().unified_memory));
+      CHECK(b->is_host_accessible() == (s != Storage::device || f.ctx.info().caps.unified_memory));
       CHECK(b->shares_root_with(*b));
       const emt::Bytes data = emt::random_bytes(n);
       CHECK_OK(f.q.write(*b, 0, data.data(), n));

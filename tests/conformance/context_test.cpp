@@ -54,7 +54,7 @@ TEST_CASE("Context::create opens the device and reports its properties") {
   CHECK((info.version_major > 1 || info.version_minor >= 1));
   MESSAGE("device: " << info.name << " (" << std::string(info.backend) << ", " << info.version << "), base_align "
                      << info.base_align_bytes << " B, max_alloc " << info.max_alloc_bytes << " B, unified "
-                     << info.unified_memory);
+                     << info.caps.unified_memory);
 }
 
 TEST_CASE("Context::create picks a device by type and by explicit index 0") {
