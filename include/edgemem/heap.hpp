@@ -89,7 +89,7 @@ class Heap : private detail::NodeOwner {
   Result<void> release() noexcept;
 
  private:
-  static void reclaim_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
+  static void take_back_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
   bool page_used(std::size_t p) const noexcept { return (bitmap_[p / 64] >> (p % 64)) & 1u; }
   void mark(std::size_t first, std::size_t pages, bool used) noexcept;
   std::size_t find_run(std::size_t pages) const noexcept;

@@ -43,9 +43,50 @@ namespace detail {
 
 struct MemNode;
 
-/// Receives pool blocks and heap runs back (see MemNode::owner). Called under the root's map_lock.
+/// Takes pool blocks and heap runs back (src/core/nodes.hpp, NodeOwnership). Called under the root's map_lock.
 struct NodeOwner {
-  void (*reclaim)(NodeOwner* self, MemNode* node) noexcept = nullptr;  ///< the node reached owned_keep refs
+  void (*take_back)(NodeOwner* self, MemNode* node) noexcept = nullptr;  ///< `node` came back to `self`
+};
+
+/// A free list of the indices 0..count-1 over caller-supplied links (no heap): O(1) take and give
+/// back. Pools (free blocks) and heaps (free node slots) both run on it; its owner locks.
+class IndexFreeList {
+ public:
+  static constexpr std::uint32_t none = UINT32_MAX;        ///< end of the list
+  static constexpr std::uint32_t taken = UINT32_MAX - 1;   ///< the link of an index that is out
+  /// Every index of 0..count-1 free, in order, over `links` (count entries; count < taken).
+  void reset(std::uint32_t* links, std::size_t count) noexcept {
+    links_ = links;
+    for (std::size_t i = 0; i < count; ++i) links[i] = i + 1 < count ? static_cast<std::uint32_t>(i + 1) : none;
+    head_ = count != 0 ? 0 : none;
+    out_ = 0;
+  }
+  /// Takes the first free index into `index`; false (nothing changes) when none is free.
+  bool take(std::uint32_t& index) noexcept {
+    if (head_ == none) return false;
+    index = head_;
+    head_ = links_[index];
+    links_[index] = taken;
+    ++out_;
+    return true;
+  }
+  /// Gives back an index that take() handed out.
+  void give_back(std::uint32_t index) noexcept {
+    links_[index] = head_;
+    head_ = index;
+    --out_;
+  }
+  /// Indices out now.
+  std::size_t out() const noexcept { return out_; }
+  /// True when `index` is out.
+  bool is_out(std::size_t index) const noexcept { return links_[index] == taken; }
+  /// The links array (null before reset()).
+  std::uint32_t* links() const noexcept { return links_; }
+
+ private:
+  std::uint32_t* links_ = nullptr;
+  std::uint32_t head_ = none;
+  std::size_t out_ = 0;
 };
 
 /// A lock that does nothing (SingleThread).
@@ -78,7 +119,7 @@ class PoolCore : private NodeOwner {
   /// `inline_blocks`: storage for `inline_capacity` Buffers; `inline_links`: as many uint32_t.
   /// Both null with capacity 0: the arrays come from DefaultAllocator at init().
   PoolCore(void* inline_blocks, std::uint32_t* inline_links, std::size_t inline_capacity) noexcept
-      : blocks_storage_(inline_blocks), links_(inline_links), inline_capacity_(inline_capacity) {}
+      : blocks_storage_(inline_blocks), inline_links_(inline_links), inline_capacity_(inline_capacity) {}
   PoolCore(const PoolCore&) = delete;
   PoolCore& operator=(const PoolCore&) = delete;
   ~PoolCore();
@@ -100,22 +141,21 @@ class PoolCore : private NodeOwner {
  private:
   using Lock = std::conditional_t<Threads::concurrent, SpinLock, NoLock>;
   using Waiters = std::conditional_t<Threads::concurrent, PoolWaiters, NoWaiters>;
-  static constexpr std::uint32_t kNone = UINT32_MAX;
 
-  static void reclaim_block(NodeOwner* self, MemNode* node) noexcept;
+  static void take_back_block(NodeOwner* self, MemNode* node) noexcept;
   bool pop(std::uint32_t& slot, bool count_failure) noexcept;
+  bool pop_locked(std::uint32_t& slot) noexcept;
   Result<PooledBuffer> take(bool count_failure) noexcept;
   void teardown() noexcept;
   Buffer* blocks() const noexcept { return static_cast<Buffer*>(blocks_storage_); }
 
   void* blocks_storage_ = nullptr;
-  std::uint32_t* links_ = nullptr;
+  std::uint32_t* inline_links_ = nullptr;
   std::size_t inline_capacity_ = 0;
   bool arrays_from_allocator_ = false;
   std::size_t count_ = 0;
   std::size_t block_bytes_ = 0;
-  std::uint32_t head_ = kNone;
-  std::size_t in_use_ = 0;
+  IndexFreeList free_;  // the free blocks; out() is the blocks in use
   std::size_t high_water_ = 0;
   std::size_t failed_ = 0;
   mutable Lock lock_;

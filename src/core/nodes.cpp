@@ -65,9 +65,9 @@ void unref(MemNode* n) noexcept {
     const std::uint32_t left =
         n->refs.load(std::memory_order_acquire) == 1 ? 0 : n->refs.fetch_sub(1, std::memory_order_acq_rel) - 1;
     if (left != 0) {
-      if (left == n->owned_keep) {  // a pool block back to its pool's reference
+      if (left == 1 && n->ownership == NodeOwnership::pool_block) {  // back to its pool's reference
         std::lock_guard<std::mutex> lock(n->root->map_lock);
-        if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
+        if (n->owner != nullptr) n->owner->take_back(n->owner, n);
       }
       return;
     }
@@ -76,12 +76,11 @@ void unref(MemNode* n) noexcept {
     live_add(n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;
-    if (n->owned_keep == 0 && parent != nullptr) {
-      // A heap run: its owner takes back the pages and the node's storage (never the allocator's)
-      // in one step, so a page is never free while the node that covered it is still in use.
+    if (n->ownership == NodeOwnership::heap_run) {
+      // Its owner takes back the pages and the node's storage (never the allocator's) in one step,
+      // so a page is never free while the node that covered it is still in use.
       std::lock_guard<std::mutex> lock(n->root->map_lock);
-      if (n->owner != nullptr) n->owner->reclaim(n->owner, n);
-      else destroy_node(n);
+      n->owner->take_back(n->owner, n);
     } else {
       destroy_node(n);
     }

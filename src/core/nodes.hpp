@@ -56,6 +56,16 @@ struct QueueNode {
 
 struct PendingTable;
 
+/// Who takes a node back when its handles let go. Set before the node is shared; never changes.
+enum class NodeOwnership : std::uint8_t {
+  none,        ///< an ordinary buffer or view: the last reference frees it into the allocator policy
+  pool_block,  ///< a pool block: the pool keeps one reference; when only that one is left, the block is
+               ///< back (owner->take_back, under root->map_lock)
+  heap_run,    ///< a heap run whose node lives in its owner's storage: after the last reference the
+               ///< native object goes, then owner->take_back (under root->map_lock) frees the pages and
+               ///< destroys the node where it lives
+};
+
 /// One open mapping, as a byte range of the root buffer. Meaningful only while its bit is set in
 /// MemNode::slots_used, so a new node leaves the slots unwritten. Every native map is of the root's
 /// native object (sub-buffers are views), so mappings are grouped per root:
@@ -114,18 +124,11 @@ struct MemNode {
   std::atomic<unsigned> mapped_nodes{0};
   MemNode* mapped_head = nullptr;
 
-  // Pool block (owned_keep 1): when the reference count drops to 1, unref() calls owner->reclaim
-  // under root->map_lock; `owner` is cleared when the pool goes first, after which the block lives
-  // on as an ordinary reference-counted sub-buffer.
-  // Heap run (owned_keep 0): its node lives in the heap's node storage, not the allocator's; when the
-  // last reference goes, unref() releases the native object and then calls owner->reclaim under
-  // root->map_lock, which frees the pages and destroys the node in its storage. When the heap goes
-  // first, `owner` becomes the heap's node storage, which frees itself with the last such node.
-  // `owned_keep` is set before the node is shared and never changes (UINT32_MAX: not owned);
-  // `owner` is guarded by root->map_lock.
+  // Pool blocks and heap runs (see NodeOwnership): who takes the node back, and its index there.
+  // `owner` is guarded by root->map_lock; when the owner dies first it hands the node on (orphan()).
+  NodeOwnership ownership = NodeOwnership::none;
   NodeOwner* owner = nullptr;
   std::uint32_t owner_slot = 0;
-  std::uint32_t owned_keep = UINT32_MAX;
 };
 
 /// Builds Buffer handles from nodes (the Buffer constructor is private).
@@ -150,6 +153,12 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
 /// (kernel arguments, migration, pool blocks at init) and kept until the view dies. Thread-safe.
 /// Errc: those of Backend::mem_sub.
 [[nodiscard]] Result<Backend::NativeMem> native_of(MemNode* n) noexcept;
+
+/// The one orphan protocol of pools and heaps: an owner that dies while node `n` is still out hands it
+/// to `heir` under root->map_lock (the caller holds it). A pool passes null: its block's node came from
+/// the allocator, so from then on it is freed like any view. A heap passes its node storage, which
+/// takes the node back and frees itself with the last one.
+inline void orphan(MemNode* n, NodeOwner* heir) noexcept { n->owner = heir; }
 
 /// Drops one reference; the last one releases the native object and the node.
 void unref(ContextNode* n) noexcept;

@@ -111,7 +111,7 @@ Result<void> RingCore::release() noexcept {
     // handle and the pool's are its last references; a sub-buffer or mapping of it holds one more.
     for (std::size_t i = 0; i < size_; ++i) {
       const MemNode* n = fifo_[(head_ + i) % capacity_].buffer().node();
-      if (n->refs.load(std::memory_order_acquire) != n->owned_keep + 1)
+      if (n->refs.load(std::memory_order_acquire) != 2)  // the pool's and the FIFO's
         return fail(Errc::busy, "a sub-buffer or mapping of an unconsumed frame is still alive");
     }
   }

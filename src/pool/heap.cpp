@@ -1,8 +1,9 @@
 // Heap: a paged arena. A bitmap (1 = used) and a free list of preallocated buffer nodes, both in one
 // bookkeeping block (detail::HeapBook) taken at init(), under a mutex; first-fit runs; buffers are
-// sub-buffers of the arena whose nodes live in the book (MemNode::owned_keep 0), so creating and
-// destroying one never allocates. When the last reference to a buffer goes, unref() releases its
-// native object and calls reclaim_run(), which frees the pages and the node slot in one step.
+// views of the arena whose nodes live in the book (NodeOwnership::heap_run), so creating and
+// destroying one never allocates and makes no driver call. When the last reference to a buffer goes,
+// unref() releases its native object (if native() made one) and calls take_back_run(), which frees
+// the pages and the node slot in one step.
 #include <edgemem/heap.hpp>
 #include <edgemem/queue.hpp>
 
@@ -27,40 +28,22 @@ constexpr std::size_t kBookAlign = alignof(MemNode) > alignof(std::uint64_t) ? a
 /// While the heap lives, guarded by Heap::lock_; after the heap died with buffers still live it is
 /// their owner, guarded by the arena root's map_lock, and frees itself with the last of them.
 struct HeapBook final : NodeOwner {
-  static constexpr std::uint32_t kNone = UINT32_MAX;       // end of the free list
-  static constexpr std::uint32_t kInUse = UINT32_MAX - 1;  // slot holds a live node
-
   std::size_t block_bytes = 0;  // bytes of the whole block, for deallocate
   std::size_t capacity = 0;     // node slots
-  std::size_t live = 0;         // slots holding a node
-  std::uint32_t free_head = kNone;
   unsigned char* nodes = nullptr;  // capacity * sizeof(MemNode)
   std::uint64_t* bitmap = nullptr;
-  std::uint32_t* links = nullptr;  // next free slot, or kInUse
+  IndexFreeList slots;  // free node slots; out() counts the live nodes
 
   void* slot_storage(std::size_t i) const noexcept { return nodes + i * sizeof(MemNode); }
   MemNode* node(std::size_t i) const noexcept { return std::launder(static_cast<MemNode*>(slot_storage(i))); }
   std::size_t index_of(const MemNode* n) const noexcept {
     return static_cast<std::size_t>(reinterpret_cast<const unsigned char*>(n) - nodes) / sizeof(MemNode);
   }
-  bool pop(std::size_t& slot) noexcept {
-    if (free_head == kNone) return false;
-    slot = free_head;
-    free_head = links[slot];
-    links[slot] = kInUse;
-    ++live;
-    return true;
-  }
-  void push(std::size_t slot) noexcept {
-    links[slot] = free_head;
-    free_head = static_cast<std::uint32_t>(slot);
-    --live;
-  }
   /// Destroys a node of this book (its native object already released) and frees its slot.
   void recycle(MemNode* n) noexcept {
     const std::size_t slot = index_of(n);
     n->~MemNode();
-    push(slot);
+    slots.give_back(static_cast<std::uint32_t>(slot));
   }
   static void destroy(HeapBook* book) noexcept {
     const std::size_t bytes = book->block_bytes;
@@ -68,10 +51,10 @@ struct HeapBook final : NodeOwner {
     DefaultAllocator::deallocate(book, bytes, kBookAlign);
   }
   /// Owner of the nodes left when the heap died: destroys each as it goes, then the book itself.
-  static void reclaim_orphan(NodeOwner* self, MemNode* n) noexcept {
+  static void take_back_orphan(NodeOwner* self, MemNode* n) noexcept {
     auto* book = static_cast<HeapBook*>(self);
     book->recycle(n);
-    if (book->live == 0) destroy(book);
+    if (book->slots.out() == 0) destroy(book);
   }
 };
 
@@ -96,16 +79,13 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
   if (block == nullptr) return nullptr;
   auto* base = static_cast<unsigned char*>(block);
   auto* book = new (block) HeapBook();
-  book->reclaim = &HeapBook::reclaim_orphan;
+  book->take_back = &HeapBook::take_back_orphan;
   book->block_bytes = bytes;
   book->capacity = capacity;
   book->nodes = base + nodes_at;
   book->bitmap = reinterpret_cast<std::uint64_t*>(base + bitmap_at);
-  book->links = reinterpret_cast<std::uint32_t*>(base + links_at);
   for (std::size_t w = 0; w < words_for(pages); ++w) book->bitmap[w] = 0;
-  for (std::size_t i = 0; i < capacity; ++i)
-    book->links[i] = i + 1 < capacity ? static_cast<std::uint32_t>(i + 1) : HeapBook::kNone;
-  book->free_head = capacity != 0 ? 0 : HeapBook::kNone;
+  book->slots.reset(reinterpret_cast<std::uint32_t*>(base + links_at), capacity);
   return book;
 }
 
@@ -116,9 +96,9 @@ Heap::~Heap() {
   {
     std::lock_guard<std::mutex> map_lock(arena_.node()->map_lock);
     std::lock_guard<std::mutex> lock(lock_);
-    if (book_->live != 0) {  // live buffers outlive the heap; the book goes with the last of them
+    if (book_->slots.out() != 0) {  // live buffers outlive the heap; the book goes with the last of them
       for (std::size_t i = 0; i < book_->capacity; ++i)
-        if (book_->links[i] == HeapBook::kInUse) book_->node(i)->owner = book_;
+        if (book_->slots.is_out(i)) detail::orphan(book_->node(i), book_);
       book_ = nullptr;
     }
   }
@@ -146,7 +126,7 @@ Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, st
   if (page_bytes * page_count > ctx.info().max_alloc_bytes)
     return fail(Errc::out_of_range, "heap size exceeds the device's max allocation");
   const std::size_t capacity = max_buffers == 0 || max_buffers > page_count ? page_count : max_buffers;
-  if (capacity >= HeapBook::kInUse || capacity > (SIZE_MAX / 4) / (sizeof(MemNode) + sizeof(std::uint32_t)))
+  if (capacity >= detail::IndexFreeList::taken || capacity > (SIZE_MAX / 4) / (sizeof(MemNode) + sizeof(std::uint32_t)))
     return fail(Errc::out_of_range, "heap bookkeeping size overflows");
 
   HeapBook* book = make_book(capacity, page_count);
@@ -160,7 +140,7 @@ Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, st
     HeapBook::destroy(book);
     return fail(r.error());
   }
-  reclaim = &Heap::reclaim_run;
+  take_back = &Heap::take_back_run;
   std::lock_guard<std::mutex> lock(lock_);
   arena_ = std::move(*arena);
   book_ = book;
@@ -200,20 +180,21 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
   if (bytes > page_bytes_ * page_count_) return fail(Errc::out_of_range, "size exceeds the whole heap");
   const std::size_t pages = (bytes + page_bytes_ - 1) / page_bytes_;
   MemNode* root = arena_.node();
-  std::size_t first = 0, slot = 0;
+  std::size_t first = 0;
+  std::uint32_t slot = 0;
   {
     std::lock_guard<std::mutex> lock(lock_);
     first = pages <= free_pages_ ? find_run(pages) : SIZE_MAX;
     if (first == SIZE_MAX) return fail(Errc::exhausted, "no run of free pages is long enough");
-    if (!book_->pop(slot)) return fail(Errc::exhausted, "max_buffers buffers of the heap are live");
+    if (!book_->slots.take(slot)) return fail(Errc::exhausted, "max_buffers buffers of the heap are live");
     mark(first, pages, true);
   }
   // A view of the arena (no driver call): its native sub-object comes only if native() is asked.
   auto* n = new (book_->slot_storage(slot)) MemNode();
   detail::init_view(n, root, first * page_bytes_, bytes, root->flags);
+  n->ownership = detail::NodeOwnership::heap_run;
   n->owner = this;
   n->owner_slot = static_cast<std::uint32_t>(slot);
-  n->owned_keep = 0;
   return detail::BufferAccess::adopt(n);
 }
 
@@ -234,7 +215,7 @@ Result<Buffer> Heap::create_buffer_like(const Buffer& other) noexcept {
   return create_buffer(other.size());
 }
 
-void Heap::reclaim_run(detail::NodeOwner* self, MemNode* node) noexcept {
+void Heap::take_back_run(detail::NodeOwner* self, MemNode* node) noexcept {
   auto* heap = static_cast<Heap*>(self);
   std::lock_guard<std::mutex> lock(heap->lock_);
   const std::size_t first = node->origin / heap->page_bytes_;
@@ -249,7 +230,7 @@ std::size_t Heap::free_pages() const noexcept {
 
 std::size_t Heap::live_buffers() const noexcept {
   std::lock_guard<std::mutex> lock(lock_);
-  return book_ != nullptr ? book_->live : 0;
+  return book_ != nullptr ? book_->slots.out() : 0;
 }
 
 std::size_t Heap::largest_free_run() const noexcept {
@@ -274,7 +255,7 @@ Result<void> Heap::release() noexcept {
   if (page_count_ == 0) return {};
   {
     std::lock_guard<std::mutex> lock(lock_);
-    if (book_->live != 0) return fail(Errc::busy, "buffers of the heap are still live");
+    if (book_->slots.out() != 0) return fail(Errc::busy, "buffers of the heap are still live");
   }
   teardown();
   return {};

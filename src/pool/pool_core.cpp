@@ -28,10 +28,10 @@ void SpinLock::lock() noexcept {
 template <class Threads>
 PoolCore<Threads>::~PoolCore() {
   if (count_ == 0) return;
-  if (in_use_ != 0) {  // blocks still out: detach them so none can return to this dead pool
+  if (free_.out() != 0) {  // blocks still out: detach them so none can return to this dead pool
     MemNode* root = blocks()[0].node()->root;
     std::lock_guard<std::mutex> lock(root->map_lock);
-    for (std::size_t i = 0; i < count_; ++i) blocks()[i].node()->owner = nullptr;
+    for (std::size_t i = 0; i < count_; ++i) orphan(blocks()[i].node(), nullptr);
   }
   teardown();
 }
@@ -41,13 +41,12 @@ void PoolCore<Threads>::teardown() noexcept {
   for (std::size_t i = 0; i < count_; ++i) blocks()[i].~Buffer();
   if (arrays_from_allocator_) {
     DefaultAllocator::deallocate(blocks_storage_, count_ * sizeof(Buffer), alignof(Buffer));
-    DefaultAllocator::deallocate(links_, count_ * sizeof(std::uint32_t), alignof(std::uint32_t));
+    DefaultAllocator::deallocate(free_.links(), count_ * sizeof(std::uint32_t), alignof(std::uint32_t));
     blocks_storage_ = nullptr;
-    links_ = nullptr;
     arrays_from_allocator_ = false;
   }
-  count_ = block_bytes_ = in_use_ = high_water_ = failed_ = 0;
-  head_ = kNone;
+  count_ = block_bytes_ = high_water_ = failed_ = 0;
+  free_ = IndexFreeList{};
 }
 
 template <class Threads>
@@ -60,7 +59,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
   if (block_bytes == 0 || count == 0) return fail(Errc::invalid_argument, "block size or count is zero");
   if (inline_capacity_ != 0 && count > inline_capacity_)
     return fail(Errc::out_of_range, "count exceeds the pool's compile-time capacity");
-  if (count >= kNone) return fail(Errc::out_of_range, "count does not fit the pool's 32-bit indices");
+  if (count >= IndexFreeList::taken) return fail(Errc::out_of_range, "count does not fit the pool's 32-bit indices");
   const std::size_t align = ctx.base_align();
   if (block_bytes > SIZE_MAX - (align - 1)) return fail(Errc::out_of_range, "block size overflows");
   const std::size_t stride = (block_bytes + align - 1) / align * align;
@@ -70,7 +69,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
 
   const bool from_allocator = inline_capacity_ == 0;
   void* block_mem = blocks_storage_;
-  std::uint32_t* links = links_;
+  std::uint32_t* links = inline_links_;
   if (from_allocator) {
     block_mem = DefaultAllocator::allocate(count * sizeof(Buffer), alignof(Buffer));
     links = static_cast<std::uint32_t*>(DefaultAllocator::allocate(count * sizeof(std::uint32_t),
@@ -95,25 +94,23 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
   auto parent = Buffer::create(ctx, stride * count, storage, flags);
   if (!parent) return undo(parent.error());
   if (auto r = touch_zero(q, *parent); !r) return undo(r.error());
-  reclaim = &PoolCore::reclaim_block;
+  take_back = &PoolCore::take_back_block;
   for (; made < count; ++made) {
     auto b = parent->sub(made * stride, stride);
     if (!b) return undo(b.error());
     MemNode* n = b->node();
     // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame.
     if (auto native = detail::native_of(n); !native) return undo(native.error());
+    n->ownership = NodeOwnership::pool_block;
     n->owner = this;
     n->owner_slot = static_cast<std::uint32_t>(made);
-    n->owned_keep = 1;
     new (&blocks[made]) Buffer(std::move(*b));
-    links[made] = made + 1 < count ? static_cast<std::uint32_t>(made + 1) : kNone;
   }
   blocks_storage_ = block_mem;
-  links_ = links;
+  free_.reset(links, count);
   arrays_from_allocator_ = from_allocator;
   block_bytes_ = stride;
-  head_ = 0;
-  in_use_ = high_water_ = failed_ = 0;
+  high_water_ = failed_ = 0;
   std::lock_guard<Lock> publish(lock_);  // release the initialised state to other threads
   count_ = count;
   return {};
@@ -122,13 +119,15 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
 template <class Threads>
 bool PoolCore<Threads>::pop(std::uint32_t& slot, bool count_failure) noexcept {
   std::lock_guard<Lock> lock(lock_);
-  if (head_ == kNone) {
-    if (count_failure && count_ != 0) ++failed_;
-    return false;
-  }
-  slot = head_;
-  head_ = links_[slot];
-  if (++in_use_ > high_water_) high_water_ = in_use_;
+  if (pop_locked(slot)) return true;
+  if (count_failure && count_ != 0) ++failed_;
+  return false;
+}
+
+template <class Threads>
+bool PoolCore<Threads>::pop_locked(std::uint32_t& slot) noexcept {
+  if (!free_.take(slot)) return false;
+  if (free_.out() > high_water_) high_water_ = free_.out();
   return true;
 }
 
@@ -174,25 +173,14 @@ Result<PooledBuffer> PoolCore<Threads>::acquire_for(std::chrono::nanoseconds tim
       for (;;) {
         {
           std::lock_guard<Lock> lock(lock_);
-          if (head_ != kNone) {
-            slot = head_;
-            head_ = links_[slot];
-            if (++in_use_ > high_water_) high_water_ = in_use_;
-            got = true;
-          }
+          got = pop_locked(slot);
         }
         if (got || !wait_until(waiters_.cv, wait, deadline)) break;
       }
       if (!got) {  // one last look after the timeout, then count the failure once
         std::lock_guard<Lock> lock(lock_);
-        if (head_ != kNone) {
-          slot = head_;
-          head_ = links_[slot];
-          if (++in_use_ > high_water_) high_water_ = in_use_;
-          got = true;
-        } else {
-          ++failed_;
-        }
+        got = pop_locked(slot);
+        if (!got) ++failed_;
       }
       waiters_.count.fetch_sub(1, std::memory_order_seq_cst);
     }
@@ -204,14 +192,12 @@ Result<PooledBuffer> PoolCore<Threads>::acquire_for(std::chrono::nanoseconds tim
 }
 
 template <class Threads>
-void PoolCore<Threads>::reclaim_block(NodeOwner* self, MemNode* node) noexcept {
+void PoolCore<Threads>::take_back_block(NodeOwner* self, MemNode* node) noexcept {
   auto* pool = static_cast<PoolCore*>(self);
   const std::uint32_t slot = node->owner_slot;
   {
     std::lock_guard<Lock> lock(pool->lock_);
-    pool->links_[slot] = pool->head_;
-    pool->head_ = slot;
-    --pool->in_use_;
+    pool->free_.give_back(slot);
   }
   if constexpr (Threads::concurrent) {
     std::atomic_thread_fence(std::memory_order_seq_cst);
@@ -225,13 +211,13 @@ void PoolCore<Threads>::reclaim_block(NodeOwner* self, MemNode* node) noexcept {
 template <class Threads>
 PoolStats PoolCore<Threads>::stats() const noexcept {
   std::lock_guard<Lock> lock(lock_);
-  return PoolStats{count_, block_bytes_, in_use_, high_water_, failed_};
+  return PoolStats{count_, block_bytes_, free_.out(), high_water_, failed_};
 }
 
 template <class Threads>
 bool PoolCore<Threads>::owns(const PooledBuffer& b) const noexcept {
   const MemNode* n = b.buffer().node();
-  return n != nullptr && count_ != 0 && n->owner == this && n->owned_keep == 1;
+  return n != nullptr && count_ != 0 && n->owner == this && n->ownership == NodeOwnership::pool_block;
 }
 
 template <class Threads>
@@ -239,7 +225,7 @@ Result<void> PoolCore<Threads>::release() noexcept {
   if (count_ == 0) return {};
   {
     std::lock_guard<Lock> lock(lock_);
-    if (in_use_ != 0) return fail(Errc::busy, "blocks of the pool are still out");
+    if (free_.out() != 0) return fail(Errc::busy, "blocks of the pool are still out");
   }
   teardown();
   return {};
