@@ -66,8 +66,9 @@ void unref(MemNode* n) noexcept {
         n->refs.load(std::memory_order_acquire) == 1 ? 0 : n->refs.fetch_sub(1, std::memory_order_acq_rel) - 1;
     if (left != 0) {
       if (left == 1 && n->ownership == NodeOwnership::pool_block) {  // back to its pool's reference
-        std::lock_guard<std::mutex> lock(n->root->map_lock);
-        if (n->owner != nullptr) n->owner->take_back(n->owner, n);
+        // No mutex: the pool's own spinlock guards its free list (see NodeOwnership).
+        NodeOwner* pool = n->owner.load(std::memory_order_acquire);
+        if (pool != nullptr) pool->take_back(pool, n);
       }
       return;
     }
@@ -80,7 +81,8 @@ void unref(MemNode* n) noexcept {
       // Its owner takes back the pages and the node's storage (never the allocator's) in one step,
       // so a page is never free while the node that covered it is still in use.
       std::lock_guard<std::mutex> lock(n->root->map_lock);
-      n->owner->take_back(n->owner, n);
+      NodeOwner* heap = n->owner.load(std::memory_order_relaxed);
+      heap->take_back(heap, n);
     } else {
       destroy_node(n);
     }

@@ -60,10 +60,12 @@ struct PendingTable;
 enum class NodeOwnership : std::uint8_t {
   none,        ///< an ordinary buffer or view: the last reference frees it into the allocator policy
   pool_block,  ///< a pool block: the pool keeps one reference; when only that one is left, the block is
-               ///< back (owner->take_back, under root->map_lock)
+               ///< back (owner->take_back, under the pool's own spinlock only: a pool return takes no
+               ///< mutex, as FixedPool promises; a pool dying while a block returns is a documented race)
   heap_run,    ///< a heap run whose node lives in its owner's storage: after the last reference the
-               ///< native object goes, then owner->take_back (under root->map_lock) frees the pages and
-               ///< destroys the node where it lives
+               ///< native object goes, then owner->take_back, under root->map_lock (the heap, or after
+               ///< the heap died its orphaned node storage, which only that lock guards), frees the pages
+               ///< and destroys the node where it lives
 };
 
 /// One open mapping, as a byte range of the root buffer. Meaningful only while its bit is set in
@@ -125,9 +127,9 @@ struct MemNode {
   MemNode* mapped_head = nullptr;
 
   // Pool blocks and heap runs (see NodeOwnership): who takes the node back, and its index there.
-  // `owner` is guarded by root->map_lock; when the owner dies first it hands the node on (orphan()).
+  // `owner` changes only when the owner dies first and hands the node on (orphan()).
   NodeOwnership ownership = NodeOwnership::none;
-  NodeOwner* owner = nullptr;
+  std::atomic<NodeOwner*> owner{nullptr};
   std::uint32_t owner_slot = 0;
 };
 
@@ -155,10 +157,10 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
 [[nodiscard]] Result<Backend::NativeMem> native_of(MemNode* n) noexcept;
 
 /// The one orphan protocol of pools and heaps: an owner that dies while node `n` is still out hands it
-/// to `heir` under root->map_lock (the caller holds it). A pool passes null: its block's node came from
-/// the allocator, so from then on it is freed like any view. A heap passes its node storage, which
-/// takes the node back and frees itself with the last one.
-inline void orphan(MemNode* n, NodeOwner* heir) noexcept { n->owner = heir; }
+/// to `heir`, holding the lock its take_back path runs under (a heap: root->map_lock; a pool: none). A
+/// pool passes null: its block's node came from the allocator, so from then on it is freed like any
+/// view. A heap passes its node storage, which takes the node back and frees itself with the last one.
+inline void orphan(MemNode* n, NodeOwner* heir) noexcept { n->owner.store(heir, std::memory_order_release); }
 
 /// Drops one reference; the last one releases the native object and the node.
 void unref(ContextNode* n) noexcept;

@@ -193,7 +193,7 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
   auto* n = new (book_->slot_storage(slot)) MemNode();
   detail::init_view(n, root, first * page_bytes_, bytes, root->flags);
   n->ownership = detail::NodeOwnership::heap_run;
-  n->owner = this;
+  n->owner.store(this, std::memory_order_relaxed);  // published with the handle
   n->owner_slot = static_cast<std::uint32_t>(slot);
   return detail::BufferAccess::adopt(n);
 }

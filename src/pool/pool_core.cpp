@@ -29,8 +29,6 @@ template <class Threads>
 PoolCore<Threads>::~PoolCore() {
   if (count_ == 0) return;
   if (free_.out() != 0) {  // blocks still out: detach them so none can return to this dead pool
-    MemNode* root = blocks()[0].node()->root;
-    std::lock_guard<std::mutex> lock(root->map_lock);
     for (std::size_t i = 0; i < count_; ++i) orphan(blocks()[i].node(), nullptr);
   }
   teardown();
@@ -102,7 +100,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame.
     if (auto native = detail::native_of(n); !native) return undo(native.error());
     n->ownership = NodeOwnership::pool_block;
-    n->owner = this;
+    n->owner.store(this, std::memory_order_relaxed);  // published with count_
     n->owner_slot = static_cast<std::uint32_t>(made);
     new (&blocks[made]) Buffer(std::move(*b));
   }
@@ -217,7 +215,7 @@ PoolStats PoolCore<Threads>::stats() const noexcept {
 template <class Threads>
 bool PoolCore<Threads>::owns(const PooledBuffer& b) const noexcept {
   const MemNode* n = b.buffer().node();
-  return n != nullptr && count_ != 0 && n->owner == this && n->ownership == NodeOwnership::pool_block;
+  return n != nullptr && count_ != 0 && n->owner.load(std::memory_order_relaxed) == this && n->ownership == NodeOwnership::pool_block;
 }
 
 template <class Threads>
