@@ -1,4 +1,4 @@
-// edgemem::live_objects(): relaxed atomic counters bumped by the common layer (src/detail/live.hpp).
+// edgemem::live_objects(): relaxed atomic counters bumped by the common layer (src/core/live.hpp).
 #include <edgemem/live_objects.hpp>
 
 #include <atomic>

@@ -1,6 +1,6 @@
 /// @file fault.hpp  Test-only fault injection (Meson option `fault_injection`, default false; the
 /// declarations below exist only when it is on). Every fallible backend primitive (through
-/// backend::FaultInjecting, see backend/fault_injecting.hpp) and every allocation of the allocator
+/// src/contract/fault_injecting.hpp, generated from the backend contract) and every allocation of the allocator
 /// policy is a numbered fault point; arm(k) makes the k-th point from now fail: a backend point
 /// returns the Error a real driver could give for that call (Error::native == fault::native_code),
 /// an allocation point returns null, which edgemem reports as Errc::out_of_host_memory.

@@ -10,7 +10,7 @@
 /// - Costs: acquire(), return and stats() are O(1): a short spinlock (ThreadSafe) or no lock
 ///   (SingleThread) around an index free list and one atomic reference-count change; no backend call,
 ///   no allocation, no wait. A block returned with commands still queued on it is handed out again at
-///   once: the pool's root buffer keeps those commands (detail/ordering.hpp), and the next owner's first
+///   once: the pool's root buffer keeps those commands (src/core/ordering.hpp), and the next owner's first
 ///   command on the block waits for them on the device, never in acquire(). acquire_for() adds at most one mutex + condition-variable wait of `timeout`;
 ///   a return wakes one waiter only when there is one. init() and release() are O(count).
 /// - Thread policy (second parameter): ThreadSafe (default) or SingleThread.

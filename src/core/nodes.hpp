@@ -111,7 +111,7 @@ struct MemNode {
   // and kept until the view dies. Commands on a view use the root's object at the view's origin.
   Backend::NativeMem native{};
   std::atomic<bool> native_ready{false};  // view only: `native` is set (published under root->map_lock)
-  PendingTable* pending = nullptr;  // root only: commands that may still reach it (detail/ordering.hpp)
+  PendingTable* pending = nullptr;  // root only: commands that may still reach it (core/ordering.hpp)
 
   // Mappings made through this node; guarded by root->map_lock.
   unsigned map_count = 0;

@@ -1,5 +1,5 @@
 // Plumbing shared by the Queue's commands: resolving handles and submitting to the backend with
-// the caller's wait list, the waits ordering across queues adds (detail/ordering.hpp), and an
+// the caller's wait list, the waits ordering across queues adds (core/ordering.hpp), and an
 // optional out-event.
 #pragma once
 #include <edgemem/buffer.hpp>
