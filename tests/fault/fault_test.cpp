@@ -19,6 +19,8 @@
 #include <edgemem/edgemem.hpp>
 #include <edgemem/fault.hpp>
 
+#include "contract/backend_contract.hpp"  // the operation table the fault points come from
+
 using namespace edgemem;
 
 namespace {
@@ -100,6 +102,11 @@ Result<void> sub_buffers(Env& e) {
   STEP(e.q.write(s2, 0, data.data(), data.size()), same_bytes(e.q, root, 0, src));
   if (!same_bytes(e.q, root, 384, data)) return broken();
   EDGEMEM_TRY_ASSIGN(Buffer s3, root.sub(0, 128));  // a sibling of s1
+  // A view's native sub-object is made on the first native() (mem_sub) and kept: the second call
+  // makes none. A failed first call leaves the view working and asks again next time.
+  EDGEMEM_TRY_ASSIGN(const NativeMem first, s3.native());
+  EDGEMEM_TRY_ASSIGN(const NativeMem again, s3.native());
+  if (first != again) return broken();
   EDGEMEM_TRY(root.release());
   const std::vector<std::uint8_t> head(src.begin(), src.begin() + 128);
   if (!same_bytes(e.q, s3, 0, head)) return broken();
@@ -360,6 +367,11 @@ int main() {
         EXPECT(r.error().message != kBroken, "%s k=%llu (%s failed): %s", s.name, static_cast<unsigned long long>(k),
                inj.call, kBroken);
         if (inj.point == fault::Point::backend) {
+          const contract::OperationInfo* op = nullptr;
+          for (const auto& o : contract::operations) op = std::strcmp(o.name, inj.call) == 0 ? &o : op;
+          EXPECT(op != nullptr && op->fault != contract::FaultKind::never && op->injected == inj.code,
+                 "%s k=%llu: %s is not a fault point of the contract's table with that Errc", s.name,
+                 static_cast<unsigned long long>(k), inj.call);
           EXPECT(r.error().code == inj.code && r.error().native == fault::native_code,
                  "%s k=%llu: %s injected %s, the scenario got %s (native %d): %s", s.name,
                  static_cast<unsigned long long>(k), inj.call, to_string(inj.code), to_string(r.error().code),
