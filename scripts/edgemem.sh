@@ -81,7 +81,7 @@ test_all() {
   # -Dlive_counters=true everywhere: every conformance test case must end with no live edgemem object.
   build_and_test build-test-host -Dmemory_backend=host -Dlive_counters=true
   build_and_test build-test-host-static -Dmemory_backend=host -Dallocator=static -Dlive_counters=true
-  if [ -d src/opencl ]; then
+  if [ -d backends/opencl ]; then
     build_and_test build-test-opencl -Dmemory_backend=opencl -Dlive_counters=true
   fi
   # clang++ and the user allocator policy (test programs install aligned_alloc callbacks).
@@ -90,7 +90,7 @@ test_all() {
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     CXX=clang++ build_and_test build-test-asan-host -Dmemory_backend=host -Db_sanitize=address,undefined \
     -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true
-  if [ -d src/opencl ]; then
+  if [ -d backends/opencl ]; then
     # ASan+UBSan on PoCL with the user allocator policy, with a fresh kernel cache so PoCL's kernel compiler (LLVM, in-process) runs.
     # intercept_tls_get_addr=0: clang 14's __tls_get_addr interceptor misreads LLVM's dynamic TLS blocks
     # as pre-2.25 glibc ones and LeakSanitizer's tracer then segfaults at exit. fast_unwind_on_malloc=0:
@@ -119,7 +119,7 @@ test_all() {
     CXX=clang++ build_and_test build-test-fault-host -Dmemory_backend=host -Dfault_injection=true \
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true \
     -Dexamples=disabled -Dbench=disabled
-  if [ -d src/opencl ]; then
+  if [ -d backends/opencl ]; then
     ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1:intercept_tls_get_addr=0:fast_unwind_on_malloc=0 \
     LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0" \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
