@@ -141,9 +141,11 @@ step_pkgconfig() {
   pcdir=$(dirname "$(find "$prefix" -name edgemem.pc)")
   lib=$(find "$prefix" -name libedgemem.a)
   [ -n "$lib" ] || die "libedgemem.a was not installed"
-  for h in edgemem.hpp config.hpp result.hpp fixed_pool.hpp backend/active.hpp; do
+  for h in edgemem.hpp config.hpp result.hpp fixed_pool.hpp native.hpp; do
     [ -f "$prefix/include/edgemem/$h" ] || die "header edgemem/$h was not installed"
   done
+  # The backend contract and the backends' primitives (src/contract, backends/<name>) stay private.
+  [ ! -e "$prefix/include/edgemem/backend" ] || die "edgemem/backend/ was installed (backend primitives are private)"
   local flags
   flags=$(PKG_CONFIG_PATH=$pcdir pkg-config --cflags --libs --static edgemem)
   echo "  pkg-config --cflags --libs --static edgemem: $flags"
