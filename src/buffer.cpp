@@ -229,7 +229,7 @@ Result<void> Buffer::release() noexcept {
   if (node_ == nullptr) return {};
   {
     std::lock_guard<std::mutex> lock(node_->root->map_lock);
-    if (node_->map_count != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
+    if (detail::open_mappings(node_) != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
   }
   detail::unref(node_);
   node_ = nullptr;
@@ -243,7 +243,7 @@ Result<void> Buffer::release(const Queue& q) noexcept {
   if (qn->ctx != node_->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
   {
     std::lock_guard<std::mutex> lock(node_->root->map_lock);
-    if (node_->map_count != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
+    if (detail::open_mappings(node_) != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
   }
   if constexpr (detail::tracks_pending) {
     Backend::NativeEvent marker{};

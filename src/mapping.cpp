@@ -27,31 +27,38 @@ struct Reserved {
 /// `self`) for which `match(slot)` holds, or null.
 template <class Match>
 detail::MapSlot* find_open_slot(MemNode* root, const MemNode* self, unsigned skip, Match&& match) noexcept {
-  for (MemNode* m = root->mapped_head; m != nullptr; m = m->mapped_next) {
+  for (MemNode* m = root->mapped_head; m != nullptr; m = m->maps->next) {
     for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
-      if ((m->slots_used >> j & 1u) == 0 || (m == self && j == skip)) continue;
-      if (match(m->slots[j])) return &m->slots[j];
+      if ((m->maps->used >> j & 1u) == 0 || (m == self && j == skip)) continue;
+      if (match(m->maps->slot[j])) return &m->maps->slot[j];
     }
   }
   return nullptr;
 }
 
-/// Reserves a slot of `n` for root-relative `range` on queue `queue`. Errc: busy (conflict),
-/// exhausted (no free slot).
+/// Reserves a slot of `n` for root-relative `range` on queue `queue` (the node's slots are made on its
+/// first map). Errc: busy (conflict), exhausted (no free slot), out_of_host_memory (no slots).
 Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::uint64_t queue) noexcept {
   MemNode* root = n->root;
   std::lock_guard<std::mutex> lock(root->map_lock);
   if (detail::mapping_conflicts_locked(root, range, access != Access::read))
     return fail(Errc::busy, "range conflicts with an open mapping");
+  if (n->maps == nullptr && root->spare_maps != nullptr) {  // a dead view's slots (unused: all free)
+    n->maps = root->spare_maps;
+    root->spare_maps = n->maps->spare_next;
+  } else if (n->maps == nullptr) {
+    n->maps = detail::make_node<detail::MapSlots>();
+    if (n->maps == nullptr) return fail(Errc::out_of_host_memory, "no memory for the buffer's mapping slots");
+  }
   for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
     const std::uint64_t bit = std::uint64_t{1} << i;
-    if ((n->slots_used & bit) != 0) continue;
+    if ((n->maps->used & bit) != 0) continue;
     const detail::MapSlot* joined =
         access != Access::read ? nullptr : find_open_slot(root, n, i, [&](const detail::MapSlot& o) {
           return o.access == Access::read && !o.closing && o.queue == queue && o.host != nullptr &&
                  o.native_begin <= range.begin && o.native_end >= range.end;
         });
-    detail::MapSlot& slot = n->slots[i];
+    detail::MapSlot& slot = n->maps->slot[i];
     slot = detail::MapSlot{range.begin, range.end, nullptr, {}, 0, 0, range.begin, range.end, queue, access, false};
     const bool shared = joined != nullptr;
     if (shared) {
@@ -63,11 +70,11 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
     } else {
       slot.native_id = root->next_native_id++;
     }
-    n->slots_used |= bit;
-    if (n->map_count++ == 0) {
-      n->mapped_prev = nullptr;
-      n->mapped_next = root->mapped_head;
-      if (root->mapped_head != nullptr) root->mapped_head->mapped_prev = n;
+    n->maps->used |= bit;
+    if (n->maps->count++ == 0) {
+      n->maps->prev = nullptr;
+      n->maps->next = root->mapped_head;
+      if (root->mapped_head != nullptr) root->mapped_head->maps->prev = n;
       root->mapped_head = n;
       root->mapped_nodes.fetch_add(1, std::memory_order_release);
     }
@@ -78,12 +85,12 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
 
 void release_slot_locked(MemNode* n, unsigned index) noexcept {
   MemNode* root = n->root;
-  n->slots_used &= ~(std::uint64_t{1} << index);
-  if (--n->map_count != 0) return;
-  if (n->mapped_prev != nullptr) n->mapped_prev->mapped_next = n->mapped_next;
-  else root->mapped_head = n->mapped_next;
-  if (n->mapped_next != nullptr) n->mapped_next->mapped_prev = n->mapped_prev;
-  n->mapped_next = n->mapped_prev = nullptr;
+  n->maps->used &= ~(std::uint64_t{1} << index);
+  if (--n->maps->count != 0) return;
+  if (n->maps->prev != nullptr) n->maps->prev->maps->next = n->maps->next;
+  else root->mapped_head = n->maps->next;
+  if (n->maps->next != nullptr) n->maps->next->maps->prev = n->maps->prev;
+  n->maps->next = n->maps->prev = nullptr;
   root->mapped_nodes.fetch_sub(1, std::memory_order_release);
 }
 
@@ -97,7 +104,7 @@ void release_slot(MemNode* n, unsigned index) noexcept {
 /// pass to another member (of any node of the root) and its slot is freed.
 bool last_of_group(MemNode* n, unsigned index) noexcept {
   std::lock_guard<std::mutex> lock(n->root->map_lock);
-  detail::MapSlot& slot = n->slots[index];
+  detail::MapSlot& slot = n->maps->slot[index];
   detail::MapSlot* other =
       find_open_slot(n->root, n, index, [&](const detail::MapSlot& o) { return o.native_id == slot.native_id; });
   if (other != nullptr) {
@@ -113,7 +120,7 @@ bool last_of_group(MemNode* n, unsigned index) noexcept {
 /// mapping of the root at the same address, if any (one unmap by address must not end the other's).
 void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) noexcept {
   std::lock_guard<std::mutex> lock(n->root->map_lock);
-  detail::MapSlot& slot = n->slots[index];
+  detail::MapSlot& slot = n->maps->slot[index];
   slot.native = mapped;
   slot.host = mapped.host;
   slot.native_count = 1;
@@ -146,7 +153,7 @@ Result<MappingBase> Queue::map_bytes(Buffer& buf, Access access, std::size_t off
   EDGEMEM_TRY(detail::check_host_access(n->flags, access == Access::read, access != Access::read));
   EDGEMEM_TRY_ASSIGN(const Reserved r,
                      reserve_slot(n, ByteRange{n->origin + offset, n->origin + offset + bytes}, access, node_->serial));
-  detail::MapSlot& slot = n->slots[r.slot];
+  detail::MapSlot& slot = n->maps->slot[r.slot];
   if (!r.shared) {
     // The map waits for commands of other queues that still write these bytes (or, for a write
     // mapping, still read them), then has completed, with every earlier command of this queue.
@@ -225,7 +232,7 @@ Result<void> MappingBase::close(Event* out) noexcept {
   MemNode* n = node_;
   Result<void> done{};
   if (last_of_group(n, slot_)) {
-    const detail::MapSlot& slot = n->slots[slot_];
+    const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
     done = detail::submit(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
       return Backend::unmap(queue_->native, n->root->native, slot.native, s);

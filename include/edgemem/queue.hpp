@@ -132,7 +132,7 @@ class Queue {
   /// Errc: released, invalid_argument (bytes 0, other context, access forbidden by host flags),
   /// out_of_range, misaligned (offset not a multiple of alignof(T) or bytes not a multiple of sizeof(T)),
   /// busy (conflicting mapping), exhausted (the handle already holds max_mappings_per_buffer mappings),
-  /// backend_failure.
+  /// out_of_host_memory (the handle's mapping slots, made on its first map), backend_failure.
   template <class T = std::byte>
   [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access, std::size_t offset, std::size_t bytes) noexcept {
     auto raw = map_bytes(buf, access, offset, bytes, sizeof(T), alignof(T));

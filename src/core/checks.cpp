@@ -118,10 +118,10 @@ Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes
 }
 
 bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept {
-  for (const MemNode* n = root->mapped_head; n != nullptr; n = n->mapped_next) {
+  for (const MemNode* n = root->mapped_head; n != nullptr; n = n->maps->next) {
     for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
-      const MapSlot& s = n->slots[i];
-      if ((n->slots_used >> i & 1u) != 0 && intersects(range, ByteRange{s.begin, s.end}) &&
+      const MapSlot& s = n->maps->slot[i];
+      if ((n->maps->used >> i & 1u) != 0 && intersects(range, ByteRange{s.begin, s.end}) &&
           (writes || s.access != Access::read))
         return true;
     }

@@ -77,6 +77,13 @@ void unref(MemNode* n) noexcept {
     live_add(n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;
+    if (n->maps != nullptr && parent != nullptr && n->ownership == NodeOwnership::none) {
+      // An ordinary view's mapping slots wait in the root for the next view's first map.
+      std::lock_guard<std::mutex> lock(n->root->map_lock);
+      n->maps->spare_next = n->root->spare_maps;
+      n->root->spare_maps = n->maps;
+      n->maps = nullptr;
+    }
     if (n->ownership == NodeOwnership::heap_run) {
       // Its owner takes back the pages and the node's storage (never the allocator's) in one step,
       // so a page is never free while the node that covered it is still in use.

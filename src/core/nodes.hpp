@@ -69,7 +69,7 @@ enum class NodeOwnership : std::uint8_t {
 };
 
 /// One open mapping, as a byte range of the root buffer. Meaningful only while its bit is set in
-/// MemNode::slots_used, so a new node leaves the slots unwritten. Every native map is of the root's
+/// MapSlots::used, so new slots are left unwritten. Every native map is of the root's
 /// native object (sub-buffers are views), so mappings are grouped per root:
 /// read mappings made on one queue over bytes an open read mapping of the same root already maps
 /// share its native mapping (one native map, one native unmap by the last of them: drivers such as
@@ -90,10 +90,35 @@ struct MapSlot {
   bool closing;              // its group is being unmapped natively: no new member may join
 };
 
+struct MemNode;
+
+/// The mapping slots of one node: made on its first map, kept until the node dies (most views, pool
+/// blocks and heap runs are never mapped, so a node stays small). Guarded by root->map_lock.
+struct MapSlots {
+  unsigned count = 0;         // open mappings
+  std::uint64_t used = 0;     // bit i: slot[i] holds an open mapping
+  MapSlot slot[EDGEMEM_MAX_MAPPINGS_PER_BUFFER];
+  MemNode* next = nullptr;    // the root's list of its nodes that hold mappings
+  MemNode* prev = nullptr;
+  MapSlots* spare_next = nullptr;  // in the root's spare list (MemNode::spare_maps)
+  bool lent = false;               // storage of a heap's node book: not freed with the node
+  MapSlots() noexcept {}      // user-provided: the slots are left unwritten (see MapSlot)
+};
+
 struct MemNode {
-  // User-provided, so `new MemNode()` runs the member initializers only instead of first zero-filling
-  // the whole node (mapping slots included): a sub-buffer is made per call on hot paths.
+  // User-provided, so `new MemNode()` runs the member initializers only: a sub-buffer is made per
+  // call on hot paths.
   MemNode() noexcept {}
+  ~MemNode() {
+    if (maps != nullptr && !maps->lent) destroy_node(maps);
+    for (MapSlots* s = spare_maps; s != nullptr;) {
+      MapSlots* next = s->spare_next;
+      destroy_node(s);
+      s = next;
+    }
+  }
+  MemNode(const MemNode&) = delete;
+  MemNode& operator=(const MemNode&) = delete;
 
   std::atomic<std::uint32_t> refs{1};
   ContextNode* ctx = nullptr;  // holds a reference
@@ -113,15 +138,16 @@ struct MemNode {
   std::atomic<bool> native_ready{false};  // view only: `native` is set (published under root->map_lock)
   PendingTable* pending = nullptr;  // root only: commands that may still reach it (core/ordering.hpp)
 
-  // Mappings made through this node; guarded by root->map_lock.
-  unsigned map_count = 0;
-  std::uint32_t next_native_id = 0;  // root only: numbers the root's native mappings (MapSlot::native_id)
-  std::uint64_t slots_used = 0;  // bit i: slots[i] holds an open mapping
-  MapSlot slots[EDGEMEM_MAX_MAPPINGS_PER_BUFFER];
-  MemNode* mapped_next = nullptr;
-  MemNode* mapped_prev = nullptr;
+  // Mappings made through this node; guarded by root->map_lock. Null until the first map of an
+  // ordinary buffer or view (then from the root's spare list or the allocator); made at init() for a
+  // pool block and lent by the heap's node book for a heap run, so pools and heaps map with no
+  // allocation in the steady state.
+  MapSlots* maps = nullptr;
 
-  // Root only: the nodes of this root that hold mappings.
+  // Root only: the nodes of this root that hold mappings, and the numbering of its native mappings.
+  std::uint32_t next_native_id = 0;
+  MapSlots* spare_maps = nullptr;  // slots of this root's dead views, for the next view's first map
+                                   // (so pool blocks and heap runs mapped per frame allocate nothing)
   std::mutex map_lock;
   std::atomic<unsigned> mapped_nodes{0};
   MemNode* mapped_head = nullptr;
@@ -132,6 +158,9 @@ struct MemNode {
   std::atomic<NodeOwner*> owner{nullptr};
   std::uint32_t owner_slot = 0;
 };
+
+/// Mappings open through `n` now (read under root->map_lock).
+inline unsigned open_mappings(const MemNode* n) noexcept { return n->maps != nullptr ? n->maps->count : 0; }
 
 /// Builds Buffer handles from nodes (the Buffer constructor is private).
 struct BufferAccess {

@@ -48,7 +48,7 @@ Result<void> RingCore::publish(PooledBuffer&& frame) noexcept {
   if (!pool_.owns(frame)) return fail(Errc::invalid_argument, "frame does not belong to this ring");
   {
     std::lock_guard<std::mutex> map_lock(n->root->map_lock);
-    if (n->map_count != 0) return fail(Errc::busy, "frame is still mapped; unmap before publishing");
+    if (detail::open_mappings(n) != 0) return fail(Errc::busy, "frame is still mapped; unmap before publishing");
   }
   {
     std::lock_guard<std::mutex> lock(lock_);

@@ -31,6 +31,7 @@ struct HeapBook final : NodeOwner {
   std::size_t block_bytes = 0;  // bytes of the whole block, for deallocate
   std::size_t capacity = 0;     // node slots
   unsigned char* nodes = nullptr;  // capacity * sizeof(MemNode)
+  MapSlots* maps = nullptr;        // capacity mapping-slot sets, lent to the node of the same slot
   std::uint64_t* bitmap = nullptr;
   IndexFreeList slots;  // free node slots; out() counts the live nodes
 
@@ -72,7 +73,8 @@ static_assert(detail::kBookAlign >= alignof(HeapBook), "the book's block is alig
 /// Builds the book for `capacity` nodes and `pages` pages, or null (out of host memory).
 HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
   const std::size_t nodes_at = round_up(sizeof(HeapBook), alignof(MemNode));
-  const std::size_t bitmap_at = round_up(nodes_at + capacity * sizeof(MemNode), alignof(std::uint64_t));
+  const std::size_t maps_at = round_up(nodes_at + capacity * sizeof(MemNode), alignof(detail::MapSlots));
+  const std::size_t bitmap_at = round_up(maps_at + capacity * sizeof(detail::MapSlots), alignof(std::uint64_t));
   const std::size_t links_at = bitmap_at + words_for(pages) * sizeof(std::uint64_t);
   const std::size_t bytes = links_at + capacity * sizeof(std::uint32_t);
   void* block = DefaultAllocator::allocate(bytes, detail::kBookAlign);
@@ -83,6 +85,9 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
   book->block_bytes = bytes;
   book->capacity = capacity;
   book->nodes = base + nodes_at;
+  book->maps = reinterpret_cast<detail::MapSlots*>(base + maps_at);
+  for (std::size_t i = 0; i < capacity; ++i) new (&book->maps[i]) detail::MapSlots();
+  for (std::size_t i = 0; i < capacity; ++i) book->maps[i].lent = true;
   book->bitmap = reinterpret_cast<std::uint64_t*>(base + bitmap_at);
   for (std::size_t w = 0; w < words_for(pages); ++w) book->bitmap[w] = 0;
   book->slots.reset(reinterpret_cast<std::uint32_t*>(base + links_at), capacity);
@@ -192,6 +197,7 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
   // A view of the arena (no driver call): its native sub-object comes only if native() is asked.
   auto* n = new (book_->slot_storage(slot)) MemNode();
   detail::init_view(n, root, first * page_bytes_, bytes, root->flags);
+  n->maps = &book_->maps[slot];  // all free: the run that had it unmapped before it died
   n->ownership = detail::NodeOwnership::heap_run;
   n->owner.store(this, std::memory_order_relaxed);  // published with the handle
   n->owner_slot = static_cast<std::uint32_t>(slot);

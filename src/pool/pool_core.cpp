@@ -97,8 +97,11 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     auto b = parent->sub(made * stride, stride);
     if (!b) return undo(b.error());
     MemNode* n = b->node();
-    // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame.
+    // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame,
+    // and their mapping slots, so a block mapped per frame allocates nothing.
     if (auto native = detail::native_of(n); !native) return undo(native.error());
+    n->maps = make_node<MapSlots>();
+    if (n->maps == nullptr) return undo(Error{Errc::out_of_host_memory, 0, "no memory for a block's mapping slots"});
     n->ownership = NodeOwnership::pool_block;
     n->owner.store(this, std::memory_order_relaxed);  // published with count_
     n->owner_slot = static_cast<std::uint32_t>(made);
