@@ -118,7 +118,7 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, Ado
     detail::unref(parent);
     node->storage = a.storage;
     node->wrapped = a.wrapped;
-    node->native_ready.store(true, std::memory_order_relaxed);
+    node->native_state.store(detail::kNativeReady, std::memory_order_relaxed);
   } else {
     detail::retain(cn);  // a root holds the context
     node->ctx = cn;

@@ -1,5 +1,7 @@
 #include "core/nodes.hpp"
 
+#include <thread>
+
 #include "core/live.hpp"
 #include "core/ordering.hpp"
 
@@ -33,13 +35,24 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
 }
 
 Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
-  if (n->parent == nullptr || n->native_ready.load(std::memory_order_acquire)) return n->native;
-  std::lock_guard<std::mutex> lock(n->root->map_lock);
-  if (!n->native_ready.load(std::memory_order_relaxed)) {
-    EDGEMEM_TRY_ASSIGN(n->native, Backend::mem_sub(n->root->native, n->origin, n->bytes, n->flags));
-    n->native_ready.store(true, std::memory_order_release);
+  if (n->parent == nullptr || n->native_state.load(std::memory_order_acquire) == kNativeReady) return n->native;
+  // No mutex: the first caller claims the making; another waits for it (rare: two threads asking the
+  // same view's first native() at once). A failed make lets the next call try again.
+  for (;;) {
+    std::uint8_t state = kNativeNone;
+    if (n->native_state.compare_exchange_strong(state, kNativeMaking, std::memory_order_acquire)) {
+      auto made = Backend::mem_sub(n->root->native, n->origin, n->bytes, n->flags);
+      if (!made) {
+        n->native_state.store(kNativeNone, std::memory_order_release);
+        return fail(made.error());
+      }
+      n->native = *made;
+      n->native_state.store(kNativeReady, std::memory_order_release);
+      return n->native;
+    }
+    if (state == kNativeReady) return n->native;
+    std::this_thread::yield();
   }
-  return n->native;
 }
 
 void unref(ContextNode* n) noexcept {

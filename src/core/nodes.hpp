@@ -92,6 +92,10 @@ struct MapSlot {
 
 struct MemNode;
 
+/// MemNode::native_state of a view: no native sub-object yet, one thread making it, made (and
+/// `native` published by the release store that set it).
+inline constexpr std::uint8_t kNativeNone = 0, kNativeMaking = 1, kNativeReady = 2;
+
 /// The mapping slots of one node: made on its first map, kept until the node dies (most views, pool
 /// blocks and heap runs are never mapped, so a node stays small). Guarded by root->map_lock.
 struct MapSlots {
@@ -135,7 +139,7 @@ struct MemNode {
   // A root's native object; a view's native sub-object, made only when first asked for (native_of)
   // and kept until the view dies. Commands on a view use the root's object at the view's origin.
   Backend::NativeMem native{};
-  std::atomic<bool> native_ready{false};  // view only: `native` is set (published under root->map_lock)
+  std::atomic<std::uint8_t> native_state{0};  // view only: kNativeNone, kNativeMaking or kNativeReady
   PendingTable* pending = nullptr;  // root only: commands that may still reach it (core/ordering.hpp)
 
   // Mappings made through this node; guarded by root->map_lock. Null until the first map of an
