@@ -20,6 +20,7 @@
 /// queue with Buffer::release(const Queue&).
 #pragma once
 #include <cstddef>
+#include <type_traits>
 
 #include <edgemem/native.hpp>
 #include <edgemem/buffer.hpp>
@@ -135,13 +136,29 @@ class Queue {
   /// backend_failure.
   template <class T = std::byte>
   [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access, std::size_t offset, std::size_t bytes) noexcept {
-    auto raw = map_bytes(buf, access, offset, bytes, sizeof(T), alignof(T));
+    auto raw = map_bytes(buf, false, access, offset, bytes, sizeof(T), alignof(T));
     if (!raw) return fail(raw.error());
     return Mapping<T>(std::move(*raw));
   }
   /// Maps the whole of `buf` as elements of T. Errc: as the ranged map().
   template <class T = std::byte>
   [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access) noexcept {
+    return map<T>(buf, access, 0, buf.size());
+  }
+  /// Maps `bytes` bytes of a const `buf` at `offset` for reading, as Mapping<const T> (q.read takes a
+  /// const Buffer& too). T must be const: `map<float>(const_buf, ...)` does not compile (no overload).
+  /// A write access through a const Buffer& is refused: Errc::invalid_argument (Access::write or
+  /// write_discard; checked with the access value, before ranges). Errc: as the ranged map() above.
+  template <class T = const std::byte, std::enable_if_t<std::is_const_v<T>, int> = 0>
+  [[nodiscard]] Result<Mapping<T>> map(const Buffer& buf, Access access, std::size_t offset,
+                                       std::size_t bytes) noexcept {
+    auto raw = map_bytes(buf, true, access, offset, bytes, sizeof(T), alignof(T));
+    if (!raw) return fail(raw.error());
+    return Mapping<T>(std::move(*raw));
+  }
+  /// Maps the whole of a const `buf` for reading as `Mapping<const T>`. Errc: as the ranged const map().
+  template <class T = const std::byte, std::enable_if_t<std::is_const_v<T>, int> = 0>
+  [[nodiscard]] Result<Mapping<T>> map(const Buffer& buf, Access access) noexcept {
     return map<T>(buf, access, 0, buf.size());
   }
 
@@ -156,8 +173,8 @@ class Queue {
 
  private:
   explicit Queue(detail::QueueNode* node) noexcept : node_(node) {}
-  Result<MappingBase> map_bytes(Buffer& buf, Access access, std::size_t offset, std::size_t bytes,
-                                std::size_t elem_size, std::size_t elem_align) noexcept;
+  Result<MappingBase> map_bytes(const Buffer& buf, bool read_only_handle, Access access, std::size_t offset,
+                                std::size_t bytes, std::size_t elem_size, std::size_t elem_align) noexcept;
   detail::QueueNode* node_ = nullptr;
 };
 

@@ -71,6 +71,14 @@ BAD_INPUT("Queue::map: read on a host_write_only buffer") {
   s.expect(Errc::invalid_argument, [&] { return f.q.map(b, Access::read); });
 }
 
+BAD_INPUT("Queue::map: write or write_discard through a const Buffer&") {
+  emt::Fixture f;
+  Scene s(f);
+  const Buffer& b = s.make(kBytes, Storage::shared);
+  s.expect(Errc::invalid_argument, [&] { return f.q.map<const std::uint32_t>(b, Access::write, 0, 64); });
+  s.expect(Errc::invalid_argument, [&] { return f.q.map(b, Access::write_discard); });
+}
+
 BAD_INPUT("Queue::map: a second write mapping of the same range") {
   emt::Fixture f;
   Scene s(f);
