@@ -18,6 +18,11 @@ enum class Errc : std::uint8_t {
   busy,                  ///< the object or range is mapped (or otherwise in use) and the call would conflict
   released,              ///< the handle was released or moved from
   backend_failure,       ///< the backend failed in a way not covered above; see Error::native
+  /// the buffer's host-access flags forbid this host access: a write, fill, map for writing or
+  /// write_rect of a host_read_only or host_no_access buffer, a read, map for reading or read_rect of a
+  /// host_write_only or host_no_access one (OpenCL's CL_INVALID_OPERATION for these). Last, so the
+  /// values above keep their numbers.
+  access_denied,
 };
 
 /// An error: its Errc, the backend's native code (e.g. the cl_int; 0 when none) and a static message.

@@ -4,7 +4,7 @@
 /// called, in this order, so every backend answers bad input alike and a failed call changes nothing:
 /// released handles (Errc::released), wrong context / null pointer / zero size (Errc::invalid_argument),
 /// ranges (Errc::out_of_range), alignment (Errc::misaligned), overlap (Errc::overlap),
-/// host-access flags (Errc::invalid_argument), open mappings (Errc::busy), wait list
+/// host-access flags (Errc::access_denied), open mappings (Errc::busy), wait list
 /// (Errc::released for a released event, Errc::invalid_argument for an event of another context,
 /// Errc::exhausted past 32 events).
 ///
@@ -62,16 +62,18 @@ class Queue {
   [[nodiscard]] Result<void> finish() noexcept;
 
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
-  /// (src null, bytes 0, other context, dst host_read_only/host_no_access), out_of_range, overlap (`src`
-  /// shares a byte with the caller memory a Buffer::wrap `dst` uses, anywhere in it), busy.
+  /// (src null, bytes 0, other context), out_of_range, overlap (`src` shares a byte with the caller
+  /// memory a Buffer::wrap `dst` uses, anywhere in it), access_denied (dst host_read_only or
+  /// host_no_access), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
   /// Async write(); `src` must stay valid until the event completes. Errc: as write(), exhausted.
   [[nodiscard]] Result<Event> write_async(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
                                           WaitList waits = {}) noexcept;
 
   /// Reads `bytes` bytes of `src` at `offset` into `dst`. Errc: released, invalid_argument
-  /// (dst null, bytes 0, other context, src host_write_only/host_no_access), out_of_range, overlap (`dst`
-  /// shares a byte with the caller memory a Buffer::wrap `src` uses, anywhere in it), busy.
+  /// (dst null, bytes 0, other context), out_of_range, overlap (`dst` shares a byte with the caller
+  /// memory a Buffer::wrap `src` uses, anywhere in it), access_denied (src host_write_only or
+  /// host_no_access), busy.
   [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
   /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), exhausted.
   [[nodiscard]] Result<Event> read_async(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
@@ -79,10 +81,10 @@ class Queue {
 
   /// Fills `bytes` bytes of `dst` at `offset` with a repeated pattern of `pattern_bytes` bytes
   /// (1, 2, 4, 8, 16, 32, 64 or 128). Errc: released, invalid_argument (pattern null or of another size,
-  /// bytes 0, other context, host_read_only/host_no_access), out_of_range, misaligned (offset or bytes
-  /// not a multiple of pattern_bytes), overlap (the pattern's bytes lie in the caller memory a
-  /// Buffer::wrap `dst` uses, at the bytes filled), busy, unsupported (pattern_bytes above
-  /// info().caps.max_fill_pattern_bytes).
+  /// bytes 0, other context), out_of_range, misaligned (offset or bytes not a multiple of
+  /// pattern_bytes), overlap (the pattern's bytes lie in the caller memory a Buffer::wrap `dst` uses,
+  /// at the bytes filled), access_denied (dst host_read_only or host_no_access: a fill counts as a host
+  /// write), busy, unsupported (pattern_bytes above info().caps.max_fill_pattern_bytes).
   [[nodiscard]] Result<void> fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                   std::size_t pattern_bytes) noexcept;
   /// Async fill(). Errc: as fill(), exhausted.
@@ -100,21 +102,23 @@ class Queue {
 
   /// Writes a rectangular region from host memory `src` (`src_bytes` long) into `dst`. Errc: released,
   /// invalid_argument (src null, a region extent 0, a pitch smaller than its row/slice, slice pitch not
-  /// a multiple of row pitch, other context, host access flags), out_of_range (region past the buffer or
-  /// past `src_bytes`, overflow included), overlap (the host side's bytes, from its first to its
-  /// last, share a byte with the caller memory a Buffer::wrap `dst` uses), busy.
+  /// a multiple of row pitch, other context), out_of_range (region past the buffer or past `src_bytes`,
+  /// overflow included), overlap (the host side's bytes, from its first to its last, share a byte with
+  /// the caller memory a Buffer::wrap `dst` uses), access_denied (dst host_read_only or host_no_access),
+  /// busy.
   [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
   /// Async write_rect(). Errc: as write_rect(), exhausted.
   [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
                                                WaitList waits = {}) noexcept;
   /// Reads a rectangular region of `src` into host memory `dst` (`dst_bytes` long). Errc: as write_rect()
-  /// (overlap: the host side's bytes share a byte with the caller memory a Buffer::wrap `src` uses).
+  /// (overlap: the host side's bytes share a byte with the caller memory a Buffer::wrap `src` uses;
+  /// access_denied: src host_write_only or host_no_access).
   [[nodiscard]] Result<void> read_rect(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes) noexcept;
   /// Async read_rect(). Errc: as read_rect(), exhausted.
   [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
                                               WaitList waits = {}) noexcept;
-  /// Copies a rectangular region between buffers. Errc: as write_rect() for each side (its host overlap
-  /// aside), plus overlap
+  /// Copies a rectangular region between buffers (host-access flags do not apply: it runs on the
+  /// device). Errc: as write_rect() for each side (its host overlap and access_denied aside), plus overlap
   /// (the two regions share a byte of one root buffer, or of the caller memory two wrapped buffers use).
   [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
   /// Async copy_rect(). Errc: as copy_rect(), exhausted.
@@ -130,10 +134,11 @@ class Queue {
   [[nodiscard]] Result<Event> migrate_async(Buffer& buf, Migration to, WaitList waits = {}) noexcept;
 
   /// Maps `bytes` bytes of `buf` at `offset` (blocking) as elements of T; see mapping.hpp for the rules.
-  /// Errc: released, invalid_argument (bytes 0, other context, access forbidden by host flags),
-  /// out_of_range, misaligned (offset not a multiple of alignof(T) or bytes not a multiple of sizeof(T)),
-  /// busy (conflicting mapping), exhausted (the handle already holds max_mappings_per_buffer mappings),
-  /// backend_failure.
+  /// Errc: released, invalid_argument (bytes 0, other context, unknown Access value), out_of_range,
+  /// misaligned (offset not a multiple of alignof(T) or bytes not a multiple of sizeof(T)), access_denied
+  /// (Access::read of a host_write_only or host_no_access buffer; write or write_discard of a
+  /// host_read_only or host_no_access one), busy (conflicting mapping), exhausted (the handle already
+  /// holds max_mappings_per_buffer mappings), backend_failure.
   template <class T = std::byte>
   [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access, std::size_t offset, std::size_t bytes) noexcept {
     auto raw = map_bytes(buf, false, access, offset, bytes, sizeof(T), alignof(T));

@@ -109,11 +109,11 @@ bool host_in_wrapped_memory(const void* p, std::size_t bytes, const MemNode* n) 
 
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept {
   if (has(flags, MemFlags::host_no_access) && (host_reads || host_writes))
-    return fail(Errc::invalid_argument, "buffer was created host_no_access");
+    return fail(Errc::access_denied, "buffer was created host_no_access");
   if (host_reads && has(flags, MemFlags::host_write_only))
-    return fail(Errc::invalid_argument, "buffer was created host_write_only");
+    return fail(Errc::access_denied, "buffer was created host_write_only");
   if (host_writes && has(flags, MemFlags::host_read_only))
-    return fail(Errc::invalid_argument, "buffer was created host_read_only");
+    return fail(Errc::access_denied, "buffer was created host_read_only");
   return {};
 }
 

@@ -36,7 +36,7 @@ Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, 
 bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, const RectSide& b,
                    const Extent3& region) noexcept;
 
-/// invalid_argument when the buffer's host-access flags forbid the host reading/writing it.
+/// access_denied when the buffer's host-access flags forbid the host reading/writing it.
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept;
 
 /// busy when [range) of `node` (node-relative) conflicts with an open mapping of its root:

@@ -69,7 +69,7 @@ BAD_INPUT("Queue::write: host_read_only buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_read_only);
   const emt::Bytes src = emt::random_bytes(16);
-  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, src.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.write(b, 0, src.data(), 16); });
 }
 
 BAD_INPUT("Queue::read: host_write_only buffer") {
@@ -77,7 +77,7 @@ BAD_INPUT("Queue::read: host_write_only buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_write_only);
   emt::Bytes dst(16, 0xEE);
-  s.expect(Errc::invalid_argument, [&] { return f.q.read(b, 0, dst.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.read(b, 0, dst.data(), 16); });
   CHECK(dst == emt::Bytes(16, 0xEE));
 }
 
@@ -86,8 +86,8 @@ BAD_INPUT("Queue::write and read: host_no_access buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_no_access);
   emt::Bytes host = emt::random_bytes(16);
-  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, host.data(), 16); });
-  s.expect(Errc::invalid_argument, [&] { return f.q.read(b, 0, host.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.write(b, 0, host.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.read(b, 0, host.data(), 16); });
 }
 
 // ---- fill -----------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ BAD_INPUT("Queue::fill: host_read_only buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::shared, MemFlags::host_read_only);
   const unsigned char pat = 9;
-  s.expect(Errc::invalid_argument, [&] { return f.q.fill(b, 0, 16, &pat, 1); });
+  s.expect(Errc::access_denied, [&] { return f.q.fill(b, 0, 16, &pat, 1); });
 }
 
 // ---- copy -----------------------------------------------------------------------------------------
