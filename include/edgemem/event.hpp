@@ -46,8 +46,9 @@ class Event {
   bool valid_ = false;
 };
 
-/// Events a command waits for before it starts: at most 32 (more returns Errc::exhausted), all from
-/// commands on the same context as the waiting queue (another context's returns Errc::invalid_argument).
+/// Events a command waits for before it starts, any number, all from commands on the same context as the
+/// waiting queue (another context's returns Errc::invalid_argument; a released or moved-from one
+/// Errc::released). Past 32 events a command costs one marker per 32 (see queue.hpp).
 using WaitList = Span<const Event>;
 
 }  // namespace edgemem

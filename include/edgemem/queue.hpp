@@ -5,8 +5,12 @@
 /// released handles (Errc::released), wrong context / null pointer / zero size (Errc::invalid_argument),
 /// ranges (Errc::out_of_range), alignment (Errc::misaligned), overlap (Errc::overlap),
 /// host-access flags (Errc::access_denied), open mappings (Errc::busy), wait list
-/// (Errc::released for a released event, Errc::invalid_argument for an event of another context,
-/// Errc::exhausted past 32 events).
+/// (Errc::released for a released event, Errc::invalid_argument for an event of another context).
+///
+/// Wait lists: any length, no heap. The backend takes up to 32 of them per command; a longer list
+/// costs one marker command on this queue per 32 events (markers of markers past 1024), enqueued just
+/// before the command, which waits for the markers instead: out_of_host_memory, out_of_device_memory or
+/// backend_failure when the driver cannot enqueue one (the command then is not enqueued).
 ///
 /// Threads: one Queue may be used from several threads at once (as an OpenCL queue may); commands from
 /// two threads on one queue run in the order they were enqueued.
@@ -66,7 +70,8 @@ class Queue {
   /// memory a Buffer::wrap `dst` uses, anywhere in it), access_denied (dst host_read_only or
   /// host_no_access), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
-  /// Async write(); `src` must stay valid until the event completes. Errc: as write(), exhausted.
+  /// Async write(); `src` must stay valid until the event completes. Errc: as write(), plus the wait
+  /// list's (file comment).
   [[nodiscard]] Result<Event> write_async(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
                                           WaitList waits = {}) noexcept;
 
@@ -75,7 +80,8 @@ class Queue {
   /// memory a Buffer::wrap `src` uses, anywhere in it), access_denied (src host_write_only or
   /// host_no_access), busy.
   [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
-  /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), exhausted.
+  /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), plus
+  /// the wait list's (file comment).
   [[nodiscard]] Result<Event> read_async(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
                                          WaitList waits = {}) noexcept;
 
@@ -87,7 +93,7 @@ class Queue {
   /// write), busy, unsupported (pattern_bytes above info().caps.max_fill_pattern_bytes).
   [[nodiscard]] Result<void> fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                   std::size_t pattern_bytes) noexcept;
-  /// Async fill(). Errc: as fill(), exhausted.
+  /// Async fill(). Errc: as fill(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> fill_async(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                          std::size_t pattern_bytes, WaitList waits = {}) noexcept;
 
@@ -96,7 +102,7 @@ class Queue {
   /// buffer, or two Buffer::wrap buffers over overlapping caller memory), busy.
   [[nodiscard]] Result<void> copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
                                   std::size_t bytes) noexcept;
-  /// Async copy(). Errc: as copy(), exhausted.
+  /// Async copy(). Errc: as copy(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> copy_async(const Buffer& src, Buffer& dst, std::size_t src_offset,
                                          std::size_t dst_offset, std::size_t bytes, WaitList waits = {}) noexcept;
 
@@ -107,21 +113,21 @@ class Queue {
   /// the caller memory a Buffer::wrap `dst` uses), access_denied (dst host_read_only or host_no_access),
   /// busy.
   [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
-  /// Async write_rect(). Errc: as write_rect(), exhausted.
+  /// Async write_rect(). Errc: as write_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
                                                WaitList waits = {}) noexcept;
   /// Reads a rectangular region of `src` into host memory `dst` (`dst_bytes` long). Errc: as write_rect()
   /// (overlap: the host side's bytes share a byte with the caller memory a Buffer::wrap `src` uses;
   /// access_denied: src host_write_only or host_no_access).
   [[nodiscard]] Result<void> read_rect(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes) noexcept;
-  /// Async read_rect(). Errc: as read_rect(), exhausted.
+  /// Async read_rect(). Errc: as read_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
                                               WaitList waits = {}) noexcept;
   /// Copies a rectangular region between buffers (host-access flags do not apply: it runs on the
   /// device). Errc: as write_rect() for each side (its host overlap and access_denied aside), plus overlap
   /// (the two regions share a byte of one root buffer, or of the caller memory two wrapped buffers use).
   [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
-  /// Async copy_rect(). Errc: as copy_rect(), exhausted.
+  /// Async copy_rect(). Errc: as copy_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> copy_rect_async(const Buffer& src, Buffer& dst, const CopyRect& rect,
                                               WaitList waits = {}) noexcept;
 
@@ -130,7 +136,7 @@ class Queue {
   /// Errc: released, invalid_argument (other context), busy (mapped), unsupported (!info().caps.migration),
   /// out_of_host_memory.
   [[nodiscard]] Result<void> migrate(Buffer& buf, Migration to) noexcept;
-  /// Async migrate(). Errc: as migrate(), exhausted.
+  /// Async migrate(). Errc: as migrate(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> migrate_async(Buffer& buf, Migration to, WaitList waits = {}) noexcept;
 
   /// Maps `bytes` bytes of `buf` at `offset` (blocking) as elements of T; see mapping.hpp for the rules.

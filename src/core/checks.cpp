@@ -138,14 +138,4 @@ Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes)
   return {};
 }
 
-Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent* out) noexcept {
-  if (waits.size() > max_wait_events) return fail(Errc::exhausted, "wait list holds more than 32 events");
-  for (std::size_t i = 0; i < waits.size(); ++i) {
-    if (!waits[i].valid()) return fail(Errc::released, "wait list holds a released event");
-    if (waits[i].context_node() != ctx) return fail(Errc::invalid_argument, "wait list holds an event of another context");
-    out[i] = waits[i].native();
-  }
-  return {};
-}
-
 }  // namespace edgemem::detail
