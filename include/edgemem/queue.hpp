@@ -65,6 +65,18 @@ class Queue {
   /// Waits until every command enqueued so far has completed. Errc: released, backend_failure.
   [[nodiscard]] Result<void> finish() noexcept;
 
+  /// Enqueues a marker: a command that moves no bytes and completes when every command enqueued on this
+  /// queue before it, and every event of `waits`, has completed (clEnqueueMarkerWithWaitList). Its Event
+  /// orders another queue's commands after this queue's work so far (as their wait list), or is waited
+  /// for on the host. Errc: released (this queue; an event of `waits`), invalid_argument (an event of
+  /// another context), out_of_host_memory, out_of_device_memory, backend_failure (the driver could not
+  /// enqueue it).
+  [[nodiscard]] Result<Event> marker(WaitList waits = {}) noexcept;
+  /// Enqueues a barrier: a marker() after which no later command of this queue starts before it has
+  /// completed. Every edgemem queue is in order (Queue::adopt refuses others), where a marker already
+  /// does that, so barrier() is marker() and costs the same. Errc: as marker().
+  [[nodiscard]] Result<Event> barrier(WaitList waits = {}) noexcept;
+
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
   /// (src null, bytes 0, other context), out_of_range, overlap (`src` shares a byte with the caller
   /// memory a Buffer::wrap `dst` uses, anywhere in it), access_denied (dst host_read_only or

@@ -254,6 +254,48 @@ BAD_INPUT("wait list: 33 events, the last one released (past the first 32)") {
   for (std::size_t i = 0; i < 32; ++i) CHECK(waits[i].valid());
 }
 
+BAD_INPUT("Queue::marker and barrier: released or moved-from queue") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  std::vector<Event> waits = f.events(2);
+  ENSURE(waits.size() == 2);
+  auto q2 = Queue::create(f.ctx);
+  REQUIRE_OK(q2);
+  Queue moved_to = std::move(*q2);
+  Queue never;
+  s.expect(Errc::released, [&] { return q2->marker(); });
+  s.expect(Errc::released, [&] { return q2->barrier(waits); });
+  s.expect(Errc::released, [&] { return never.marker(waits); });
+  CHECK(moved_to.valid());
+  CHECK(waits[0].valid());
+}
+
+BAD_INPUT("Queue::marker and barrier: a released event in the wait list, also past the first 32") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  std::vector<Event> waits = f.events(40);
+  ENSURE(waits.size() == 40);
+  Event dead;
+  s.expect(Errc::released, [&] { return f.q.marker(dead); });
+  CHECK_OK(waits[35].release());
+  s.expect(Errc::released, [&] { return f.q.barrier(waits); });
+  s.expect(Errc::released, [&] { return f.q.marker(WaitList(waits.data() + 30, 10)); });
+}
+
+BAD_INPUT("wait_all: a released or moved-from event") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  std::vector<Event> evs = f.events(3);
+  ENSURE(evs.size() == 3);
+  Event taken = std::move(evs[2]);
+  s.expect(Errc::released, [&] { return wait_all(evs); });
+  CHECK(evs[0].valid());
+  CHECK(taken.valid());
+}
+
 BAD_INPUT("Event::wait and is_complete: released or moved-from event") {
   emt::Fixture f;
   Scene s(f);
