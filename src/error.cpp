@@ -15,6 +15,7 @@ const char* to_string(Errc code) noexcept {
     case Errc::busy: return "busy";
     case Errc::released: return "released";
     case Errc::backend_failure: return "backend_failure";
+    case Errc::access_denied: return "access_denied";
   }
   return "unknown";
 }

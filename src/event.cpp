@@ -60,4 +60,15 @@ Result<void> Event::release() noexcept {
   return {};
 }
 
+Result<void> wait_all(WaitList events) noexcept {
+  for (const Event& e : events)
+    if (!e.valid()) return fail(Errc::released, "event list holds a released event");
+  Result<void> first{};
+  for (const Event& e : events) {
+    auto done = e.wait();
+    if (!done && first) first = fail(done.error());
+  }
+  return first;
+}
+
 }  // namespace edgemem

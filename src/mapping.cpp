@@ -142,11 +142,13 @@ Result<void> unmap_extra(detail::QueueNode* q, MemNode* n, const detail::MapSlot
 
 }  // namespace
 
-Result<MappingBase> Queue::map_bytes(Buffer& buf, Access access, std::size_t offset, std::size_t bytes,
-                                     std::size_t elem_size, std::size_t elem_align) noexcept {
+Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, Access access, std::size_t offset,
+                                     std::size_t bytes, std::size_t elem_size, std::size_t elem_align) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(node_, buf));
   if (access != Access::read && access != Access::write && access != Access::write_discard)
     return fail(Errc::invalid_argument, "unknown access");
+  if (read_only_handle && access != Access::read)
+    return fail(Errc::invalid_argument, "a const Buffer maps only for Access::read");
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
   if (offset % elem_align != 0 || bytes % elem_size != 0)
     return fail(Errc::misaligned, "map offset/size do not fit the element type");

@@ -170,6 +170,18 @@ Result<void> Queue::finish() noexcept {
   return Backend::queue_finish(node_->native);
 }
 
+Result<Event> Queue::marker(WaitList waits) noexcept {
+  if (node_ == nullptr) return fail(Errc::released, "queue is released");
+  return detail::as_async([&](Event* e) {
+    return detail::submit(node_, waits, e, detail::MemUse{}, [&](const Backend::CommandEvents& s) {
+      return Backend::marker(node_->native, s);
+    });
+  });
+}
+
+// An in-order queue starts no command before the previous one has completed: a marker is a barrier.
+Result<Event> Queue::barrier(WaitList waits) noexcept { return marker(waits); }
+
 Result<void> Queue::write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept {
   return enqueue_write(node_, dst, offset, src, bytes, {}, nullptr);
 }

@@ -19,7 +19,8 @@ struct WaitList {
   const cl_event* events;   ///< the events, or null when count is 0
 };
 
-/// `sync`'s wait list in OpenCL form. The common layer caps it at 32 events.
+/// `sync`'s wait list in OpenCL form. The common layer passes at most 64 events (32 of the caller's or
+/// markers standing for them, src/core/wait_list.hpp, and 32 of ordering across queues).
 inline WaitList waits_of(const OpenCL::CommandEvents& sync) noexcept {
   if (sync.wait_count == 0 || sync.waits == nullptr) return WaitList{0, nullptr};
   return WaitList{static_cast<cl_uint>(sync.wait_count), sync.waits};

@@ -89,6 +89,11 @@ constexpr Entry kTable[] = {
 
 }  // namespace
 
+Error host_access_error() noexcept {
+  return Error{Errc::access_denied, CL_INVALID_OPERATION,
+               "CL_INVALID_OPERATION: the buffer's host-access flags forbid this host read or write"};
+}
+
 Error to_error(cl_int status) noexcept {
   for (const Entry& e : kTable)
     if (e.status == status) return Error{e.code, status, e.message};

@@ -19,6 +19,19 @@ namespace edgemem::backend::cl {
   return fail_cl(status);
 }
 
+/// The Error of CL_INVALID_OPERATION from a host transfer or map (clEnqueue{Read,Write}Buffer[Rect],
+/// clEnqueueMapBuffer), where OpenCL returns it for exactly one cause: the buffer's host-access flags
+/// forbid that access. Errc::access_denied, native CL_INVALID_OPERATION. (Elsewhere CL_INVALID_OPERATION
+/// means other things and stays backend_failure.) The common layer checks the flags first, so this is
+/// only a driver that knows more than edgemem does.
+[[nodiscard]] Error host_access_error() noexcept;
+
+/// check(status) for a host transfer or map: CL_INVALID_OPERATION gives host_access_error().
+[[nodiscard]] inline Result<void> check_host_access(cl_int status) noexcept {
+  if (status == CL_INVALID_OPERATION) return fail(host_access_error());
+  return check(status);
+}
+
 /// Waits for `e` (not released). A failed command gives Errc::backend_failure with its negative
 /// execution status as native; other failures map through to_error().
 [[nodiscard]] Result<void> wait_event(cl_event e) noexcept;

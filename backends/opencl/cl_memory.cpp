@@ -121,7 +121,7 @@ Result<OpenCL::Mapped> OpenCL::map(NativeQueue q, const NativeMem& mem, Access a
     // CL_MAP_WRITE only (the mapped bytes still reflect the device on 1.2 drivers).
     p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE, offset, bytes, w.count, w.events, nullptr, &status);
   }
-  if (status != CL_SUCCESS) return cl::fail_cl(status);
+  EDGEMEM_TRY(cl::check_host_access(status));
   if (p == nullptr) return cl::fail_cl(CL_MAP_FAILURE);
   return Mapped{p, 0};
 }

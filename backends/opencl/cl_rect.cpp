@@ -65,7 +65,7 @@ Result<void> host_rect(const Rect& rect, const OpenCL::CommandEvents& sync, Whol
   const cl::Triple b = cl::origin_of(rect.buffer), h = cl::origin_of(rect.host), r = cl::region_of(rect.region);
   const cl::WaitList w = cl::waits_of(sync);
   const cl_int status = whole(sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v, w.count, w.events, sync.out);
-  if (status != CL_INVALID_VALUE) return cl::check(status);
+  if (status != CL_INVALID_VALUE) return cl::check_host_access(status);
   return per_row(rect.buffer, rect.host, rect.region, sync, row);
 }
 

@@ -21,19 +21,19 @@ Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offs
                            const CommandEvents& sync) noexcept {
   const cl::WaitList w = cl::waits_of(sync);
   if (sync.out != nullptr)
-    return cl::check(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events, sync.out));
+    return cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events, sync.out));
   // A blocking write may return once `src` is copied out, before the device has the bytes: the caller
   // is told (it orders other queues after it with a marker when one needs it), or it is waited for
   // here. No event is asked of the write itself: NVIDIA's driver (580.x) sometimes crashes in a
   // blocking clEnqueueWriteBuffer with an event on a sub-buffer while other threads create and
   // release sub-buffers of the same parent.
   if (sync.still_running != nullptr) {
-    EDGEMEM_TRY(cl::check(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, nullptr)));
+    EDGEMEM_TRY(cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, nullptr)));
     *sync.still_running = true;
     return {};
   }
   cl_event e = nullptr;
-  EDGEMEM_TRY(cl::check(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
+  EDGEMEM_TRY(cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
   auto done = cl::wait_event(e);
   (void)clReleaseEvent(e);
   return done;
@@ -42,7 +42,7 @@ Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offs
 Result<void> OpenCL::read(NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,
                           const CommandEvents& sync) noexcept {
   const cl::WaitList w = cl::waits_of(sync);
-  return cl::check(clEnqueueReadBuffer(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, offset, bytes, dst, w.count,
+  return cl::check_host_access(clEnqueueReadBuffer(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, offset, bytes, dst, w.count,
                                        w.events, sync.out));
 }
 

@@ -46,8 +46,15 @@ class Event {
   bool valid_ = false;
 };
 
-/// Events a command waits for before it starts: at most 32 (more returns Errc::exhausted), all from
-/// commands on the same context as the waiting queue (another context's returns Errc::invalid_argument).
+/// Events a command waits for before it starts, any number, all from commands on the same context as the
+/// waiting queue (another context's returns Errc::invalid_argument; a released or moved-from one
+/// Errc::released). Past 32 events a command costs one marker per 32 (see queue.hpp).
 using WaitList = Span<const Event>;
+
+/// Blocks until every event of `events` has completed: any number, of any contexts (a host-side wait;
+/// none returns at once). Every event is checked before any is waited for. Errc: released (an event is
+/// released or moved from; nothing is waited for), backend_failure (a command failed: the first such
+/// in list order, reported after waiting for all of them).
+[[nodiscard]] Result<void> wait_all(WaitList events) noexcept;
 
 }  // namespace edgemem

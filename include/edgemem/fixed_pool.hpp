@@ -102,7 +102,9 @@ class FixedPool {
   [[nodiscard]] PoolStats stats() const noexcept { return core_.stats(); }
   /// Blocks in the pool (0 before init()).
   [[nodiscard]] std::size_t capacity() const noexcept { return core_.stats().capacity; }
-  /// Bytes per block, a multiple of the base alignment (0 before init()).
+  /// Bytes per block after rounding: the `block_bytes` given to init() rounded up to ctx.base_align(),
+  /// so possibly more than asked for; what every block's PooledBuffer::size() and stats().block_bytes
+  /// say (0 before init()).
   [[nodiscard]] std::size_t block_bytes() const noexcept { return core_.stats().block_bytes; }
   /// True when `b` is a block of this pool.
   [[nodiscard]] bool owns(const PooledBuffer& b) const noexcept { return core_.owns(b); }

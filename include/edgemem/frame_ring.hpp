@@ -111,7 +111,9 @@ class FrameRing {
   }
   /// Pool statistics and ring counters.
   [[nodiscard]] RingStats stats() const noexcept { return core_.stats(); }
-  /// Bytes per frame (0 before init()).
+  /// Bytes per frame after rounding: the `frame_bytes` given to init() rounded up to ctx.base_align(),
+  /// so possibly more than asked for; what every frame's size() and stats().pool.block_bytes say (0
+  /// before init()).
   [[nodiscard]] std::size_t frame_bytes() const noexcept { return pool_.block_bytes(); }
   /// Drops unconsumed frames and frees the pool; init() may be called again. Idempotent.
   /// Errc: busy (the producer or consumer still holds a frame, or a sub-buffer or mapping of an

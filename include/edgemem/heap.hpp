@@ -62,8 +62,8 @@ class Heap : private detail::NodeOwner {
   /// backend_failure (OpenCL: clCreateSubBuffer failed). A failed call changes nothing.
   [[nodiscard]] Result<Buffer> create_buffer(std::size_t bytes) noexcept;
   /// create_buffer(bytes), then writes `bytes` bytes from `data` into it through `q` (blocking).
-  /// Errc: as create_buffer(), plus invalid_argument (data null, q on another context, heap flags
-  /// host_read_only or host_no_access), released (q). On failure the pages go back.
+  /// Errc: as create_buffer(), plus invalid_argument (data null, q on another context), access_denied
+  /// (heap flags host_read_only or host_no_access), released (q). On failure the pages go back.
   [[nodiscard]] Result<Buffer> create_buffer_from_host(Queue& q, const void* data, std::size_t bytes) noexcept;
   /// create_buffer(other.size()) (the heap's storage and flags; contents not copied).
   /// Errc: released (heap not initialised, or `other` released), as create_buffer().

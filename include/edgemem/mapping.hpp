@@ -5,6 +5,9 @@
 ///   otherwise map() returns Errc::busy;
 /// - a transfer that writes bytes overlapping any open mapping, or reads bytes overlapping an open
 ///   write/write_discard mapping, returns Errc::busy (rect transfers use their bounding byte range);
+/// - a mapping the buffer's host-access flags forbid (Access::read of a host_write_only or
+///   host_no_access buffer, write or write_discard of a host_read_only or host_no_access one) returns
+///   Errc::access_denied; through a const Buffer& only Access::read is allowed (Errc::invalid_argument);
 /// - Buffer::release() on the handle a mapping was made through returns Errc::busy;
 /// - the guard unmaps in its destructor; unmap() does it early and reports errors; unmap_async()
 ///   returns the unmap's Event;

@@ -33,7 +33,7 @@ struct ThreadSafe {
 /// Statistics of a pool; always on, read in O(1).
 struct PoolStats {
   std::size_t capacity = 0;         ///< blocks in the pool
-  std::size_t block_bytes = 0;      ///< bytes per block (rounded up to the base alignment)
+  std::size_t block_bytes = 0;      ///< bytes per block, rounded up to the base alignment (as block_bytes())
   std::size_t in_use = 0;           ///< blocks out now (held, or pending a deferred return)
   std::size_t high_water = 0;       ///< largest in_use seen
   std::size_t failed_acquires = 0;  ///< acquire()/acquire_for() calls that returned Errc::exhausted

@@ -4,9 +4,13 @@
 /// called, in this order, so every backend answers bad input alike and a failed call changes nothing:
 /// released handles (Errc::released), wrong context / null pointer / zero size (Errc::invalid_argument),
 /// ranges (Errc::out_of_range), alignment (Errc::misaligned), overlap (Errc::overlap),
-/// host-access flags (Errc::invalid_argument), open mappings (Errc::busy), wait list
-/// (Errc::released for a released event, Errc::invalid_argument for an event of another context,
-/// Errc::exhausted past 32 events).
+/// host-access flags (Errc::access_denied), open mappings (Errc::busy), wait list
+/// (Errc::released for a released event, Errc::invalid_argument for an event of another context).
+///
+/// Wait lists: any length, no heap. The backend takes up to 32 of them per command; a longer list
+/// costs one marker command on this queue per 32 events (markers of markers past 1024), enqueued just
+/// before the command, which waits for the markers instead: out_of_host_memory, out_of_device_memory or
+/// backend_failure when the driver cannot enqueue one (the command then is not enqueued).
 ///
 /// Threads: one Queue may be used from several threads at once (as an OpenCL queue may); commands from
 /// two threads on one queue run in the order they were enqueued.
@@ -20,6 +24,7 @@
 /// queue with Buffer::release(const Queue&).
 #pragma once
 #include <cstddef>
+#include <type_traits>
 
 #include <edgemem/native.hpp>
 #include <edgemem/buffer.hpp>
@@ -60,31 +65,47 @@ class Queue {
   /// Waits until every command enqueued so far has completed. Errc: released, backend_failure.
   [[nodiscard]] Result<void> finish() noexcept;
 
+  /// Enqueues a marker: a command that moves no bytes and completes when every command enqueued on this
+  /// queue before it, and every event of `waits`, has completed (clEnqueueMarkerWithWaitList). Its Event
+  /// orders another queue's commands after this queue's work so far (as their wait list), or is waited
+  /// for on the host. Errc: released (this queue; an event of `waits`), invalid_argument (an event of
+  /// another context), out_of_host_memory, out_of_device_memory, backend_failure (the driver could not
+  /// enqueue it).
+  [[nodiscard]] Result<Event> marker(WaitList waits = {}) noexcept;
+  /// Enqueues a barrier: a marker() after which no later command of this queue starts before it has
+  /// completed. Every edgemem queue is in order (Queue::adopt refuses others), where a marker already
+  /// does that, so barrier() is marker() and costs the same. Errc: as marker().
+  [[nodiscard]] Result<Event> barrier(WaitList waits = {}) noexcept;
+
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
-  /// (src null, bytes 0, other context, dst host_read_only/host_no_access), out_of_range, overlap (`src`
-  /// shares a byte with the caller memory a Buffer::wrap `dst` uses, anywhere in it), busy.
+  /// (src null, bytes 0, other context), out_of_range, overlap (`src` shares a byte with the caller
+  /// memory a Buffer::wrap `dst` uses, anywhere in it), access_denied (dst host_read_only or
+  /// host_no_access), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
-  /// Async write(); `src` must stay valid until the event completes. Errc: as write(), exhausted.
+  /// Async write(); `src` must stay valid until the event completes. Errc: as write(), plus the wait
+  /// list's (file comment).
   [[nodiscard]] Result<Event> write_async(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
                                           WaitList waits = {}) noexcept;
 
   /// Reads `bytes` bytes of `src` at `offset` into `dst`. Errc: released, invalid_argument
-  /// (dst null, bytes 0, other context, src host_write_only/host_no_access), out_of_range, overlap (`dst`
-  /// shares a byte with the caller memory a Buffer::wrap `src` uses, anywhere in it), busy.
+  /// (dst null, bytes 0, other context), out_of_range, overlap (`dst` shares a byte with the caller
+  /// memory a Buffer::wrap `src` uses, anywhere in it), access_denied (src host_write_only or
+  /// host_no_access), busy.
   [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
-  /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), exhausted.
+  /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), plus
+  /// the wait list's (file comment).
   [[nodiscard]] Result<Event> read_async(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes,
                                          WaitList waits = {}) noexcept;
 
   /// Fills `bytes` bytes of `dst` at `offset` with a repeated pattern of `pattern_bytes` bytes
   /// (1, 2, 4, 8, 16, 32, 64 or 128). Errc: released, invalid_argument (pattern null or of another size,
-  /// bytes 0, other context, host_read_only/host_no_access), out_of_range, misaligned (offset or bytes
-  /// not a multiple of pattern_bytes), overlap (the pattern's bytes lie in the caller memory a
-  /// Buffer::wrap `dst` uses, at the bytes filled), busy, unsupported (pattern_bytes above
-  /// info().caps.max_fill_pattern_bytes).
+  /// bytes 0, other context), out_of_range, misaligned (offset or bytes not a multiple of
+  /// pattern_bytes), overlap (the pattern's bytes lie in the caller memory a Buffer::wrap `dst` uses,
+  /// at the bytes filled), access_denied (dst host_read_only or host_no_access: a fill counts as a host
+  /// write), busy, unsupported (pattern_bytes above info().caps.max_fill_pattern_bytes).
   [[nodiscard]] Result<void> fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                   std::size_t pattern_bytes) noexcept;
-  /// Async fill(). Errc: as fill(), exhausted.
+  /// Async fill(). Errc: as fill(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> fill_async(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                          std::size_t pattern_bytes, WaitList waits = {}) noexcept;
 
@@ -93,30 +114,32 @@ class Queue {
   /// buffer, or two Buffer::wrap buffers over overlapping caller memory), busy.
   [[nodiscard]] Result<void> copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
                                   std::size_t bytes) noexcept;
-  /// Async copy(). Errc: as copy(), exhausted.
+  /// Async copy(). Errc: as copy(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> copy_async(const Buffer& src, Buffer& dst, std::size_t src_offset,
                                          std::size_t dst_offset, std::size_t bytes, WaitList waits = {}) noexcept;
 
   /// Writes a rectangular region from host memory `src` (`src_bytes` long) into `dst`. Errc: released,
   /// invalid_argument (src null, a region extent 0, a pitch smaller than its row/slice, slice pitch not
-  /// a multiple of row pitch, other context, host access flags), out_of_range (region past the buffer or
-  /// past `src_bytes`, overflow included), overlap (the host side's bytes, from its first to its
-  /// last, share a byte with the caller memory a Buffer::wrap `dst` uses), busy.
+  /// a multiple of row pitch, other context), out_of_range (region past the buffer or past `src_bytes`,
+  /// overflow included), overlap (the host side's bytes, from its first to its last, share a byte with
+  /// the caller memory a Buffer::wrap `dst` uses), access_denied (dst host_read_only or host_no_access),
+  /// busy.
   [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
-  /// Async write_rect(). Errc: as write_rect(), exhausted.
+  /// Async write_rect(). Errc: as write_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
                                                WaitList waits = {}) noexcept;
   /// Reads a rectangular region of `src` into host memory `dst` (`dst_bytes` long). Errc: as write_rect()
-  /// (overlap: the host side's bytes share a byte with the caller memory a Buffer::wrap `src` uses).
+  /// (overlap: the host side's bytes share a byte with the caller memory a Buffer::wrap `src` uses;
+  /// access_denied: src host_write_only or host_no_access).
   [[nodiscard]] Result<void> read_rect(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes) noexcept;
-  /// Async read_rect(). Errc: as read_rect(), exhausted.
+  /// Async read_rect(). Errc: as read_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
                                               WaitList waits = {}) noexcept;
-  /// Copies a rectangular region between buffers. Errc: as write_rect() for each side (its host overlap
-  /// aside), plus overlap
+  /// Copies a rectangular region between buffers (host-access flags do not apply: it runs on the
+  /// device). Errc: as write_rect() for each side (its host overlap and access_denied aside), plus overlap
   /// (the two regions share a byte of one root buffer, or of the caller memory two wrapped buffers use).
   [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
-  /// Async copy_rect(). Errc: as copy_rect(), exhausted.
+  /// Async copy_rect(). Errc: as copy_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> copy_rect_async(const Buffer& src, Buffer& dst, const CopyRect& rect,
                                               WaitList waits = {}) noexcept;
 
@@ -125,23 +148,41 @@ class Queue {
   /// Errc: released, invalid_argument (other context), busy (mapped), unsupported (!info().caps.migration),
   /// out_of_host_memory.
   [[nodiscard]] Result<void> migrate(Buffer& buf, Migration to) noexcept;
-  /// Async migrate(). Errc: as migrate(), exhausted.
+  /// Async migrate(). Errc: as migrate(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> migrate_async(Buffer& buf, Migration to, WaitList waits = {}) noexcept;
 
   /// Maps `bytes` bytes of `buf` at `offset` (blocking) as elements of T; see mapping.hpp for the rules.
-  /// Errc: released, invalid_argument (bytes 0, other context, access forbidden by host flags),
-  /// out_of_range, misaligned (offset not a multiple of alignof(T) or bytes not a multiple of sizeof(T)),
-  /// busy (conflicting mapping), exhausted (the handle already holds max_mappings_per_buffer mappings),
-  /// out_of_host_memory (the handle's mapping slots, made on its first map), backend_failure.
+  /// Errc: released, invalid_argument (bytes 0, other context, unknown Access value), out_of_range,
+  /// misaligned (offset not a multiple of alignof(T) or bytes not a multiple of sizeof(T)), access_denied
+  /// (Access::read of a host_write_only or host_no_access buffer; write or write_discard of a
+  /// host_read_only or host_no_access one), busy (conflicting mapping), exhausted (the handle already
+  /// holds max_mappings_per_buffer mappings), out_of_host_memory (the handle's mapping slots, made on
+  /// its first map), backend_failure.
   template <class T = std::byte>
   [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access, std::size_t offset, std::size_t bytes) noexcept {
-    auto raw = map_bytes(buf, access, offset, bytes, sizeof(T), alignof(T));
+    auto raw = map_bytes(buf, false, access, offset, bytes, sizeof(T), alignof(T));
     if (!raw) return fail(raw.error());
     return Mapping<T>(std::move(*raw));
   }
   /// Maps the whole of `buf` as elements of T. Errc: as the ranged map().
   template <class T = std::byte>
   [[nodiscard]] Result<Mapping<T>> map(Buffer& buf, Access access) noexcept {
+    return map<T>(buf, access, 0, buf.size());
+  }
+  /// Maps `bytes` bytes of a const `buf` at `offset` for reading, as Mapping<const T> (q.read takes a
+  /// const Buffer& too). T must be const: `map<float>(const_buf, ...)` does not compile (no overload).
+  /// A write access through a const Buffer& is refused: Errc::invalid_argument (Access::write or
+  /// write_discard; checked with the access value, before ranges). Errc: as the ranged map() above.
+  template <class T = const std::byte, std::enable_if_t<std::is_const_v<T>, int> = 0>
+  [[nodiscard]] Result<Mapping<T>> map(const Buffer& buf, Access access, std::size_t offset,
+                                       std::size_t bytes) noexcept {
+    auto raw = map_bytes(buf, true, access, offset, bytes, sizeof(T), alignof(T));
+    if (!raw) return fail(raw.error());
+    return Mapping<T>(std::move(*raw));
+  }
+  /// Maps the whole of a const `buf` for reading as `Mapping<const T>`. Errc: as the ranged const map().
+  template <class T = const std::byte, std::enable_if_t<std::is_const_v<T>, int> = 0>
+  [[nodiscard]] Result<Mapping<T>> map(const Buffer& buf, Access access) noexcept {
     return map<T>(buf, access, 0, buf.size());
   }
 
@@ -156,8 +197,8 @@ class Queue {
 
  private:
   explicit Queue(detail::QueueNode* node) noexcept : node_(node) {}
-  Result<MappingBase> map_bytes(Buffer& buf, Access access, std::size_t offset, std::size_t bytes,
-                                std::size_t elem_size, std::size_t elem_align) noexcept;
+  Result<MappingBase> map_bytes(const Buffer& buf, bool read_only_handle, Access access, std::size_t offset,
+                                std::size_t bytes, std::size_t elem_size, std::size_t elem_align) noexcept;
   detail::QueueNode* node_ = nullptr;
 };
 

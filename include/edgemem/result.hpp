@@ -1,6 +1,8 @@
 /// @file result.hpp  Result<T> = expected<T, Error> and the propagation helpers.
-/// The expected implementation is a build option (config.hpp): tl::expected (-Dexpected=tl, C++17) or
-/// std::expected (-Dexpected=std, a C++23 standard library). Code that must build with both uses only
+/// The expected implementation is a build option (config.hpp): tl::expected (-Dexpected=tl, C++17; a
+/// thin class over it, see Result below) or std::expected (-Dexpected=std, a C++23 standard library,
+/// an alias). Either way a Result of a move-only handle can be re-assigned (`r = Buffer::create(...)`
+/// in a retry loop). Code that must build with both uses only
 /// what both offer: operator bool, has_value(), operator*, operator->, error(), value_or(), fail() and
 /// the EDGEMEM_TRY macros; not .map()/.and_then() (libstdc++ 12 lacks them), not Failure::value().
 /// Never call .value() on a Result: with exceptions off it is undefined behaviour (tl) or an abort
@@ -18,6 +20,8 @@
 #else
 #include <tl/expected.hpp>
 #endif
+#include <type_traits>
+#include <utility>
 
 namespace edgemem {
 
@@ -29,12 +33,83 @@ using Result = std::expected<T, Error>;
 /// The failure side of a Result, returned by fail().
 using Failure = std::unexpected<Error>;
 #else
-/// Every fallible edgemem call returns a Result: a value or an Error.
-template <class T>
-using Result = tl::expected<T, Error>;
-
 /// The failure side of a Result, returned by fail().
 using Failure = tl::unexpected<Error>;
+
+namespace detail {
+template <class U>
+struct is_tl_unexpected : std::false_type {};
+template <class G>
+struct is_tl_unexpected<tl::unexpected<G>> : std::true_type {};
+/// Whether Result<T>'s move assignment is noexcept (as std::expected's).
+template <class T>
+inline constexpr bool result_nothrow_move_v =
+    std::is_void_v<T> || (std::is_nothrow_move_assignable_v<T> && std::is_nothrow_move_constructible_v<T>);
+}  // namespace detail
+
+/// Every fallible edgemem call returns a Result: a value or an Error. A tl::expected<T, Error> (it
+/// converts to and from one and has all of its members) whose assignments work for every T edgemem
+/// returns, with exceptions on or off. Why a class and not an alias: tl-expected 1.0.0 (Debian 12's
+/// libexpected-dev), compiled without exceptions, move-assigns an expected through
+/// `assign(expected_operations_base&& rhs)`, which hands `rhs` on as an lvalue (`assign_common(rhs)`),
+/// so when both sides hold a value it copy-assigns T: `r = Buffer::create(ctx, 128);` does not compile
+/// for any move-only T, noexcept moves or not. Result's assignments use T's move assignment or move
+/// constructor instead, with std::expected's meaning.
+template <class T>
+class Result : public tl::expected<T, Error> {
+  using Base = tl::expected<T, Error>;
+
+ public:
+  using Base::Base;
+  /// A Result holding a value-initialised T (as tl::expected's default constructor).
+  Result() = default;
+  /// From a tl::expected of the same types (what and_then() and map() return).
+  Result(const Base& other) : Base(other) {}
+  /// From a tl::expected of the same types, moved.
+  Result(Base&& other) : Base(std::move(other)) {}
+  Result(const Result&) = default;             ///< copies the value or the Error (copyable T only)
+  Result(Result&&) = default;                  ///< moves the value or the Error
+  Result& operator=(const Result&) = default;  ///< copies the value or the Error (copyable T only)
+
+  /// Takes over `other`'s value (T's move assignment when both hold one, else its move constructor)
+  /// or its Error; `other` keeps a moved-from value or its Error.
+  Result& operator=(Result&& other) noexcept(detail::result_nothrow_move_v<T>) {
+    if (this == &other) return *this;
+    if constexpr (std::is_void_v<T>) {
+      Base::operator=(static_cast<Base&&>(other));  // tl's void specialisation moves correctly
+    } else if (!other.has_value()) {
+      Base::operator=(Failure(std::move(other.error())));
+    } else if (this->has_value()) {
+      **this = std::move(*other);
+    } else {
+      this->emplace(std::move(*other));
+    }
+    return *this;
+  }
+  /// Holds `value` from now on (assigned to the value held, else constructed in place of the Error).
+  template <class U = T,
+            class = std::enable_if_t<!std::is_base_of_v<Base, std::decay_t<U>> &&
+                                     !detail::is_tl_unexpected<std::decay_t<U>>::value &&
+                                     std::is_constructible_v<T, U> &&
+                                     std::is_assignable_v<std::add_lvalue_reference_t<T>, U>>>
+  Result& operator=(U&& value) {
+    if (this->has_value()) **this = std::forward<U>(value);
+    else this->emplace(std::forward<U>(value));
+    return *this;
+  }
+  /// Holds the Error of `failure` from now on.
+  template <class G>
+  Result& operator=(const tl::unexpected<G>& failure) {
+    Base::operator=(failure);
+    return *this;
+  }
+  /// Holds the Error of `failure` from now on.
+  template <class G>
+  Result& operator=(tl::unexpected<G>&& failure) {
+    Base::operator=(std::move(failure));
+    return *this;
+  }
+};
 #endif
 
 /// Builds a failed Result from an Errc, a static message and an optional native code.

@@ -50,9 +50,12 @@
 ///   bytes, a power of two, repeated), copy (mem -> mem, ranges not overlapping), write_rect,
 ///   read_rect, copy_rect (pitches resolved, never 0), migrate (to host or device; only when
 ///   caps.migration): commands on `mem` at `offset` of a root object (sub-buffers are views: the common
-///   layer passes the root and adds the view's origin). Errc: out_of_device_memory, out_of_host_memory.
+///   layer passes the root and adds the view's origin). Errc: out_of_device_memory, out_of_host_memory;
+///   write, read, write_rect, read_rect: access_denied when the native layer refuses for host-access
+///   flags (OpenCL's CL_INVALID_OPERATION there; the common layer has checked them already).
 /// - map(q, mem, access, offset, bytes, ev): maps after ev.waits, blocking; returns the host address and
-///   the backend's per-mapping state. Errc: backend_failure (map failed), out_of_host_memory.
+///   the backend's per-mapping state. Errc: backend_failure (map failed), out_of_host_memory,
+///   access_denied (as for read and write).
 /// - unmap(q, mem, mapped, ev): undoes one map, handing back what map returned; blocking (the write-back
 ///   has completed on return) or async when ev.out is set.
 ///

@@ -109,11 +109,11 @@ bool host_in_wrapped_memory(const void* p, std::size_t bytes, const MemNode* n) 
 
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept {
   if (has(flags, MemFlags::host_no_access) && (host_reads || host_writes))
-    return fail(Errc::invalid_argument, "buffer was created host_no_access");
+    return fail(Errc::access_denied, "buffer was created host_no_access");
   if (host_reads && has(flags, MemFlags::host_write_only))
-    return fail(Errc::invalid_argument, "buffer was created host_write_only");
+    return fail(Errc::access_denied, "buffer was created host_write_only");
   if (host_writes && has(flags, MemFlags::host_read_only))
-    return fail(Errc::invalid_argument, "buffer was created host_read_only");
+    return fail(Errc::access_denied, "buffer was created host_read_only");
   return {};
 }
 
@@ -135,16 +135,6 @@ Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes)
   std::lock_guard<std::mutex> lock(root->map_lock);
   if (mapping_conflicts_locked(root, ByteRange{range.begin + node->origin, range.end + node->origin}, writes))
     return fail(Errc::busy, "range is mapped");
-  return {};
-}
-
-Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent* out) noexcept {
-  if (waits.size() > max_wait_events) return fail(Errc::exhausted, "wait list holds more than 32 events");
-  for (std::size_t i = 0; i < waits.size(); ++i) {
-    if (!waits[i].valid()) return fail(Errc::released, "wait list holds a released event");
-    if (waits[i].context_node() != ctx) return fail(Errc::invalid_argument, "wait list holds an event of another context");
-    out[i] = waits[i].native();
-  }
   return {};
 }
 

@@ -36,7 +36,7 @@ Result<RectSide> resolve_rect_side(const RectSide& side, const Extent3& region, 
 bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, const RectSide& b,
                    const Extent3& region) noexcept;
 
-/// invalid_argument when the buffer's host-access flags forbid the host reading/writing it.
+/// access_denied when the buffer's host-access flags forbid the host reading/writing it.
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept;
 
 /// busy when [range) of `node` (node-relative) conflicts with an open mapping of its root:
@@ -45,13 +45,6 @@ Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes)
 
 /// True when root-relative `range` conflicts with an open mapping of `root`; caller holds root->map_lock.
 bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept;
-
-/// Most events a wait list may hold.
-inline constexpr std::size_t max_wait_events = 32;
-
-/// Copies the native events of `waits` into `out` (room for max_wait_events). Errc: released (an event is
-/// released), exhausted (> 32), invalid_argument (an event of a context other than `ctx`).
-Result<void> gather_waits(const ContextNode* ctx, WaitList waits, Backend::NativeEvent* out) noexcept;
 
 /// True when node-relative [ra) of `a` and [rb) of `b` share a byte of caller memory through two
 /// Buffer::wrap roots (distinct roots over overlapping host memory).

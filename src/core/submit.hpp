@@ -9,6 +9,7 @@
 #include "core/checks.hpp"
 #include "core/nodes.hpp"
 #include "core/ordering.hpp"
+#include "core/wait_list.hpp"
 
 namespace edgemem::detail {
 
@@ -21,25 +22,28 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
   return n;
 }
 
-/// Checks `waits` against queue `q`, then runs `command(sync)` on memory uses `a` and `b` (b.node may
-/// be null). The command also waits for commands of other queues that still reach its bytes in a
-/// conflicting way; an async command (`out` non-null, its event lands there) is recorded on the roots
-/// it touches, and so is a blocking one that may still run on the device (Backend::CommandEvents::still_running);
-/// any other blocking one has completed on return, and with it every earlier command of `q`.
-/// Errc: released / exhausted / invalid_argument (wait list), or the command's own.
+/// Checks `waits` (any length) against queue `q`, then runs `command(sync)` on memory uses `a` and `b`
+/// (either node may be null). The command also waits for commands of other queues that still reach its
+/// bytes in a conflicting way; an async command (`out` non-null, its event lands there) is recorded on
+/// the roots it touches, and so is a blocking one that may still run on the device
+/// (Backend::CommandEvents::still_running); any other blocking one has completed on return, and with it
+/// every earlier command of `q`. A wait list longer than wait_chunk_events is folded into markers on
+/// `q` first (wait_list.hpp). Errc: released / invalid_argument (wait list), those of Backend::marker
+/// (folding, ordering), or the command's own.
 template <class Command>
 Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
                     Command&& command) noexcept {
-  Backend::NativeEvent natives[max_wait_events + (tracks_pending ? max_order_waits : 0)];
-  EDGEMEM_TRY(gather_waits(q->ctx, waits, natives));
+  EDGEMEM_TRY(check_waits(q->ctx, waits));
+  Backend::NativeEvent natives[wait_chunk_events + (tracks_pending ? max_order_waits : 0)];
   Backend::NativeEvent produced{};
   Backend::CommandEvents sync;
-  sync.wait_count = waits.size();
   sync.out = out != nullptr ? &produced : nullptr;
+  FoldedWaits folded;  // declared before the command runs, released after it is enqueued
   if constexpr (tracks_pending) {
     OrderWaits order;
     EDGEMEM_TRY(order.collect(q, a));
     EDGEMEM_TRY(order.collect(q, b));
+    EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
     sync.wait_count += order.copy_to(natives + sync.wait_count);
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
     bool still_running = false;
@@ -50,6 +54,7 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
       else forget_completed(q, *u);
     }
   } else {
+    EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
     EDGEMEM_TRY(command(sync));
   }

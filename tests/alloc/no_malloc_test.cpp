@@ -68,6 +68,29 @@ int exercise_everything() noexcept {
     }
   }
   {
+    // A wait list past 32 events (folded into markers on the stack), marker, barrier, wait_all.
+    Event evs[40];
+    bool filled = true;
+    for (Event& e : evs) {
+      auto r = q->fill_async(*l, 0, align, &pattern, sizeof pattern);
+      filled = filled && r.has_value();
+      if (r) e = std::move(*r);
+    }
+    ok(filled);
+    auto marker = q->marker(evs);
+    auto barrier = q->barrier(WaitList(evs, 33));
+    auto copied = q->copy_async(*b, *a, 0, 0, align, evs);
+    ok(marker && barrier && copied);
+    ok(wait_all(evs).has_value());
+    if (copied) ok(wait_all(*copied).has_value());
+    if (marker) ok(marker->wait().has_value());
+  }
+  {
+    const Buffer& const_b = *b;
+    auto cm = q->map<const std::uint8_t>(const_b, Access::read, 0, 64);
+    ok(cm.has_value());
+  }
+  {
     auto m = q->map<std::uint32_t>(*s, Access::write_discard);
     ok(m.has_value());
     if (m) {

@@ -71,6 +71,25 @@ BAD_INPUT("wait list: an event of another context") {
   CHECK(waits[0].valid());
 }
 
+BAD_INPUT("Queue::marker and barrier: an event of another context in the wait list") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  emt::OtherContext other(kBytes);
+  const std::uint8_t pat = 1;
+  auto foreign = other.q.fill_async(other.buf, 0, 16, &pat, 1);
+  REQUIRE_OK(foreign);
+  CHECK_OK(foreign->wait());
+  s.watch(other.buf, other.q);  // after the fill
+  std::vector<Event> waits = f.events(35);
+  ENSURE(waits.size() == 35);
+  s.expect(Errc::invalid_argument, [&] { return f.q.marker(*foreign); });
+  waits[34] = std::move(*foreign);  // past the first 32
+  s.expect(Errc::invalid_argument, [&] { return f.q.barrier(waits); });
+  s.expect(Errc::invalid_argument, [&] { return other.q.marker(WaitList(waits.data(), 2)); });
+  CHECK(waits[34].valid());
+}
+
 BAD_INPUT("Heap::create_buffer_from_host: queue of another context") {
   emt::Fixture f;
   Scene s(f);

@@ -60,15 +60,23 @@ BAD_INPUT("Queue::map: write or write_discard on a host_read_only buffer") {
   emt::Fixture f;
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::shared, MemFlags::host_read_only);
-  s.expect(Errc::invalid_argument, [&] { return f.q.map(b, Access::write); });
-  s.expect(Errc::invalid_argument, [&] { return f.q.map(b, Access::write_discard, 0, 64); });
+  s.expect(Errc::access_denied, [&] { return f.q.map(b, Access::write); });
+  s.expect(Errc::access_denied, [&] { return f.q.map(b, Access::write_discard, 0, 64); });
 }
 
 BAD_INPUT("Queue::map: read on a host_write_only buffer") {
   emt::Fixture f;
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::shared, MemFlags::host_write_only);
-  s.expect(Errc::invalid_argument, [&] { return f.q.map(b, Access::read); });
+  s.expect(Errc::access_denied, [&] { return f.q.map(b, Access::read); });
+}
+
+BAD_INPUT("Queue::map: write or write_discard through a const Buffer&") {
+  emt::Fixture f;
+  Scene s(f);
+  const Buffer& b = s.make(kBytes, Storage::shared);
+  s.expect(Errc::invalid_argument, [&] { return f.q.map<const std::uint32_t>(b, Access::write, 0, 64); });
+  s.expect(Errc::invalid_argument, [&] { return f.q.map(b, Access::write_discard); });
 }
 
 BAD_INPUT("Queue::map: a second write mapping of the same range") {

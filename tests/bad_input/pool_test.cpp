@@ -477,5 +477,5 @@ BAD_INPUT("Heap::create_buffer_from_host: heap made host_read_only") {
   REQUIRE_OK_DO(heap.init(f.ctx, f.q, f.align(), 8, Storage::device, MemFlags::host_read_only));
   s.watch(heap);
   const emt::Bytes data = emt::random_bytes(f.align());
-  s.expect(Errc::invalid_argument, [&] { return heap.create_buffer_from_host(f.q, data.data(), data.size()); });
+  s.expect(Errc::access_denied, [&] { return heap.create_buffer_from_host(f.q, data.data(), data.size()); });
 }

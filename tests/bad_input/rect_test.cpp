@@ -136,7 +136,7 @@ BAD_INPUT("write_rect_async: host_read_only buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_read_only);
   const emt::Bytes host = emt::random_bytes(kBytes);
-  s.expect(Errc::invalid_argument, [&] { return f.q.write_rect_async(b, rect(16, 4), host.data(), host.size()); });
+  s.expect(Errc::access_denied, [&] { return f.q.write_rect_async(b, rect(16, 4), host.data(), host.size()); });
 }
 
 BAD_INPUT("copy_rect: overlapping regions of one buffer") {

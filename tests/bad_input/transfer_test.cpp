@@ -69,7 +69,7 @@ BAD_INPUT("Queue::write: host_read_only buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_read_only);
   const emt::Bytes src = emt::random_bytes(16);
-  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, src.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.write(b, 0, src.data(), 16); });
 }
 
 BAD_INPUT("Queue::read: host_write_only buffer") {
@@ -77,7 +77,7 @@ BAD_INPUT("Queue::read: host_write_only buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_write_only);
   emt::Bytes dst(16, 0xEE);
-  s.expect(Errc::invalid_argument, [&] { return f.q.read(b, 0, dst.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.read(b, 0, dst.data(), 16); });
   CHECK(dst == emt::Bytes(16, 0xEE));
 }
 
@@ -86,8 +86,8 @@ BAD_INPUT("Queue::write and read: host_no_access buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::device, MemFlags::host_no_access);
   emt::Bytes host = emt::random_bytes(16);
-  s.expect(Errc::invalid_argument, [&] { return f.q.write(b, 0, host.data(), 16); });
-  s.expect(Errc::invalid_argument, [&] { return f.q.read(b, 0, host.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.write(b, 0, host.data(), 16); });
+  s.expect(Errc::access_denied, [&] { return f.q.read(b, 0, host.data(), 16); });
 }
 
 // ---- fill -----------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ BAD_INPUT("Queue::fill: host_read_only buffer") {
   Scene s(f);
   Buffer& b = s.make(kBytes, Storage::shared, MemFlags::host_read_only);
   const unsigned char pat = 9;
-  s.expect(Errc::invalid_argument, [&] { return f.q.fill(b, 0, 16, &pat, 1); });
+  s.expect(Errc::access_denied, [&] { return f.q.fill(b, 0, 16, &pat, 1); });
 }
 
 // ---- copy -----------------------------------------------------------------------------------------
@@ -242,15 +242,58 @@ BAD_INPUT("wait list: a moved-from event") {
   CHECK(kept.valid());
 }
 
-BAD_INPUT("wait list: 33 events") {
+BAD_INPUT("wait list: 33 events, the last one released (past the first 32)") {
   emt::Fixture f;
   Scene s(f);
   Buffer& b = s.make(kBytes);
   std::vector<Event> waits = f.events(33);
   ENSURE(waits.size() == 33);
+  CHECK_OK(waits[32].release());
   const std::uint32_t pat = 3;
-  s.expect(Errc::exhausted, [&] { return f.q.fill_async(b, 0, 16, &pat, 4, waits); });
-  for (const Event& e : waits) CHECK(e.valid());
+  s.expect(Errc::released, [&] { return f.q.fill_async(b, 0, 16, &pat, 4, waits); });
+  for (std::size_t i = 0; i < 32; ++i) CHECK(waits[i].valid());
+}
+
+BAD_INPUT("Queue::marker and barrier: released or moved-from queue") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  std::vector<Event> waits = f.events(2);
+  ENSURE(waits.size() == 2);
+  auto q2 = Queue::create(f.ctx);
+  REQUIRE_OK(q2);
+  Queue moved_to = std::move(*q2);
+  Queue never;
+  s.expect(Errc::released, [&] { return q2->marker(); });
+  s.expect(Errc::released, [&] { return q2->barrier(waits); });
+  s.expect(Errc::released, [&] { return never.marker(waits); });
+  CHECK(moved_to.valid());
+  CHECK(waits[0].valid());
+}
+
+BAD_INPUT("Queue::marker and barrier: a released event in the wait list, also past the first 32") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  std::vector<Event> waits = f.events(40);
+  ENSURE(waits.size() == 40);
+  Event dead;
+  s.expect(Errc::released, [&] { return f.q.marker(dead); });
+  CHECK_OK(waits[35].release());
+  s.expect(Errc::released, [&] { return f.q.barrier(waits); });
+  s.expect(Errc::released, [&] { return f.q.marker(WaitList(waits.data() + 30, 10)); });
+}
+
+BAD_INPUT("wait_all: a released or moved-from event") {
+  emt::Fixture f;
+  Scene s(f);
+  s.make(kBytes);
+  std::vector<Event> evs = f.events(3);
+  ENSURE(evs.size() == 3);
+  Event taken = std::move(evs[2]);
+  s.expect(Errc::released, [&] { return wait_all(evs); });
+  CHECK(evs[0].valid());
+  CHECK(taken.valid());
 }
 
 BAD_INPUT("Event::wait and is_complete: released or moved-from event") {

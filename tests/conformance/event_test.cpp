@@ -1,6 +1,8 @@
-// Event: completion, release, moves; wait lists: 32 events accepted, 33 exhausted, a released
-// event refused, for every async command; a refused command changes nothing.
+// Event: completion, release, moves; wait lists: 32, 33 and 200 events accepted (past 32 they are
+// folded into markers), a released event refused, for every async command; a refused command changes
+// nothing; a command waits for every event of a long list, wherever it stands.
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <vector>
 
@@ -110,20 +112,22 @@ struct AsyncCommands {
 
 }  // namespace
 
-TEST_CASE("wait lists: up to 32 events accepted, 33 exhausted, a released event refused") {
+TEST_CASE("wait lists: any length accepted (32, 33, 200 events), a released event refused") {
   emt::Fixture f;
   AsyncCommands cmds(f);
   ENSURE(cmds.a.valid());
   ENSURE(cmds.b.valid());
-  std::vector<Event> waits = f.events(33);
-  ENSURE(waits.size() == 33);
+  std::vector<Event> waits = f.events(200);
+  ENSURE(waits.size() == 200);
   const emt::Bytes sink_before = cmds.sink;
   for (auto& command : cmds.all()) {
     const char* name = command.first;
     auto& run = command.second;
     CAPTURE(name);
-    CHECK_ERRC(run(WaitList(waits.data(), 33)), Errc::exhausted);
-    CHECK_ERRC(run(WaitList(waits)), Errc::exhausted);
+    // A released event anywhere in a long list is refused before anything is enqueued.
+    Event kept = std::move(waits[150]);
+    CHECK_ERRC(run(WaitList(waits)), Errc::released);
+    waits[150] = std::move(kept);
     Event released_list[2];
     released_list[0] = std::move(f.events(1).front());
     CHECK_ERRC(run(released_list), Errc::released);           // second entry is a default (released) event
@@ -135,7 +139,13 @@ TEST_CASE("wait lists: up to 32 events accepted, 33 exhausted, a released event 
     CHECK(f.snapshot(cmds.a) == cmds.da);
     CHECK(f.snapshot(cmds.b) == cmds.db);
     CHECK(cmds.sink == sink_before);
-    // The same command with 32, 1 and 0 events works.
+    // The same command with 200, 33, 32, 1 and 0 events works.
+    auto e200 = run(WaitList(waits));
+    REQUIRE_OK(e200);
+    CHECK_OK(e200->wait());
+    auto e33 = run(WaitList(waits.data(), 33));
+    REQUIRE_OK(e33);
+    CHECK_OK(e33->wait());
     auto e32 = run(WaitList(waits.data(), 32));
     CHECK_OK(e32);
     auto e1 = run(moved_from);
@@ -170,6 +180,46 @@ TEST_CASE("wait lists: errors of the command itself come before wait-list errors
     CHECK_ERRC(f.q.fill_async(b, 0, 16, src.data(), 16, waits), Errc::busy);
   }
   CHECK(f.snapshot(b) == data);
+}
+
+TEST_CASE("wait lists of 33 and 200 events: the command waits for each of them, wherever it stands") {
+  // q2 writes host memory `h` into `out`, waiting for a list in which one event is q1's read of `src`
+  // into `h`. Nothing else orders the two: `h` is host memory, and `out` is not `src`. So `out` holds
+  // `src`'s bytes only if q2's write waited for that one event.
+  emt::Fixture f;
+  auto q2 = Queue::create(f.ctx);
+  REQUIRE_OK(q2);
+  const std::size_t n = 1 << 20;
+  emt::Bytes data;
+  Buffer src = f.filled(n, data);
+  ENSURE(src.valid());
+  auto out = Buffer::create(f.ctx, n);
+  REQUIRE_OK(out);
+  for (std::size_t count : {33u, 200u}) {
+    for (std::size_t at : {std::size_t{0}, std::size_t{31}, std::size_t{32}, count / 2, count - 1}) {
+      CAPTURE(count);
+      CAPTURE(at);
+      std::vector<Event> waits = f.events(count);
+      ENSURE(waits.size() == count);
+      const std::uint32_t pattern = 0x5a5a5a5au + static_cast<std::uint32_t>(at);
+      emt::Bytes h(n, 0);
+      auto fill = f.q.fill_async(src, 0, n, &pattern, 4);  // keeps q1 busy before the read
+      REQUIRE_OK(fill);
+      auto read = f.q.read_async(src, 0, h.data(), n);
+      REQUIRE_OK(read);
+      waits[at] = std::move(*read);
+      auto write = q2->write_async(*out, 0, h.data(), n, WaitList(waits));
+      REQUIRE_OK(write);
+      CHECK_OK(write->wait());
+      emt::Bytes expect(n);
+      for (std::size_t i = 0; i < n; i += 4) std::memcpy(expect.data() + i, &pattern, 4);
+      emt::Bytes got(n, 0);
+      CHECK_OK(q2->read(*out, 0, got.data(), n));
+      CHECK(got == expect);
+      CHECK_OK(f.q.finish());
+    }
+  }
+  CHECK_OK(q2->finish());
 }
 
 TEST_CASE("wait lists: events from another queue of the same context order commands") {

@@ -55,6 +55,16 @@ TEST_CASE("FrameRing: uninitialised, init errors, in-order hand-over") {
 
   REQUIRE_OK_CALL(ring.init(f.ctx, f.q, 256));
   CHECK(ring.frame_bytes() % f.align() == 0);
+  CHECK(ring.frame_bytes() == (256 + f.align() - 1) / f.align() * f.align());
+  CHECK(ring.stats().pool.block_bytes == ring.frame_bytes());
+  {
+    FrameRing<1> odd;  // a frame size that is not a multiple of the base alignment is rounded up
+    REQUIRE_OK_CALL(odd.init(f.ctx, f.q, f.align() + 1));
+    CHECK(odd.frame_bytes() == 2 * f.align());
+    auto fr = odd.acquire();
+    REQUIRE_OK(fr);
+    CHECK(fr->size() == odd.frame_bytes());
+  }
   CHECK_ERRC(ring.take(), Errc::exhausted);
   for (std::uint32_t i = 1; i <= 3; ++i) {
     auto fr = ring.acquire();

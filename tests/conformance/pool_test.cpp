@@ -457,7 +457,7 @@ TEST_CASE("FixedPool and FrameRing: every host-access flag; creation touches blo
       const std::uint32_t word = 0x12345678u;
       const bool host_writes = !has(flags, MemFlags::host_read_only) && !has(flags, MemFlags::host_no_access);
       if (host_writes) CHECK_OK(f.q.write(*b, 0, &word, sizeof word));
-      else CHECK_ERRC(f.q.write(*b, 0, &word, sizeof word), Errc::invalid_argument);
+      else CHECK_ERRC(f.q.write(*b, 0, &word, sizeof word), Errc::access_denied);
       CHECK_OK(b->release());
       CHECK(pool.stats().in_use == 0);
 

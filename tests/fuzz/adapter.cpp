@@ -29,7 +29,8 @@ using fz::kEventIncomplete;
 static_assert(fz::kInvalidArgument == static_cast<int>(Errc::invalid_argument) &&
                   fz::kOutOfRange == static_cast<int>(Errc::out_of_range) &&
                   fz::kExhausted == static_cast<int>(Errc::exhausted) && fz::kBusy == static_cast<int>(Errc::busy) &&
-                  fz::kReleased == static_cast<int>(Errc::released),
+                  fz::kReleased == static_cast<int>(Errc::released) &&
+                  fz::kAccessDenied == static_cast<int>(Errc::access_denied),
               "target.hpp's Errc values are out of date");
 
 struct Slot {

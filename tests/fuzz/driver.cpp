@@ -497,8 +497,8 @@ int predict(const Args& a) {
     case op_heap_from_host: {
       constexpr std::uint32_t kNoHostWrite = 4u | 16u;  // host_read_only, host_no_access
       if (!m.heap.init) return kReleased;
-      if (a.op == op_heap_from_host && (a.null_ptr || a.queue != m.heap.ctx || (m.heap.flags & kNoHostWrite) != 0))
-        return kInvalidArgument;
+      if (a.op == op_heap_from_host && (a.null_ptr || a.queue != m.heap.ctx)) return kInvalidArgument;
+      if (a.op == op_heap_from_host && (m.heap.flags & kNoHostWrite) != 0) return kAccessDenied;
       if (a.n0 == 0) return kInvalidArgument;
       if (a.n0 > m.heap.page * m.heap.count) return kOutOfRange;
       const std::size_t pages = (a.n0 + m.heap.page - 1) / m.heap.page;

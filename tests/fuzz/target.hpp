@@ -19,7 +19,8 @@ inline constexpr std::size_t kHostBytes = 64 * 1024;
 inline constexpr int kOk = 0;
 inline constexpr int kNotApplicable = -1;  ///< the driver-side precondition of the op was not met
 /// The edgemem::Errc values the model predicts (adapter.cpp checks them against the enum).
-inline constexpr int kInvalidArgument = 1, kOutOfRange = 2, kExhausted = 5, kBusy = 9, kReleased = 10;
+inline constexpr int kInvalidArgument = 1, kOutOfRange = 2, kExhausted = 5, kBusy = 9, kReleased = 10,
+                     kAccessDenied = 12;
 /// Code of an event that is not complete after its wait() succeeded (never expected).
 inline constexpr int kEventIncomplete = 99;
 
