@@ -138,14 +138,14 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, Ado
 }  // namespace
 
 Result<Buffer> Buffer::adopt(const Context& ctx, NativeMem native, AdoptMode mode) noexcept {
-  if (ctx.node() == nullptr) return fail(Errc::released, "context is released");
+  if (detail::node_of(ctx) == nullptr) return fail(Errc::released, "context is released");
   if (mode != AdoptMode::retain && mode != AdoptMode::borrow) return fail(Errc::invalid_argument, "unknown AdoptMode");
-  EDGEMEM_TRY_ASSIGN(MemNode* n, adopt_node(ctx.node(), native, mode));
+  EDGEMEM_TRY_ASSIGN(MemNode* n, adopt_node(detail::node_of(ctx), native, mode));
   return Buffer(n);
 }
 
 Result<Buffer> Buffer::create(const Context& ctx, std::size_t bytes, Storage storage, MemFlags flags) noexcept {
-  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(ctx.node(), describe(bytes, storage, flags), false));
+  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(detail::node_of(ctx), describe(bytes, storage, flags), false));
   return Buffer(n);
 }
 
@@ -154,7 +154,7 @@ Result<Buffer> Buffer::from_host(const Context& ctx, const void* data, std::size
   if (ctx.valid() && data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   Backend::MemDesc desc = describe(bytes, storage, flags);
   desc.copy_from = data;
-  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(ctx.node(), desc, false));
+  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(detail::node_of(ctx), desc, false));
   return Buffer(n);
 }
 
@@ -162,7 +162,7 @@ Result<Buffer> Buffer::wrap(const Context& ctx, void* data, std::size_t bytes, M
   if (ctx.valid() && data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   Backend::MemDesc desc = describe(bytes, Storage::host, flags);
   desc.use_host = data;
-  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(ctx.node(), desc, true));
+  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(detail::node_of(ctx), desc, true));
   return Buffer(n);
 }
 
@@ -172,19 +172,6 @@ Result<Buffer> Buffer::like(const Buffer& other) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(o.ctx, describe(o.bytes, o.storage, o.flags), false));
   return Buffer(n);
 }
-
-Buffer::Buffer(Buffer&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }
-
-Buffer& Buffer::operator=(Buffer&& other) noexcept {
-  if (this != &other) {
-    detail::unref(node_);
-    node_ = other.node_;
-    other.node_ = nullptr;
-  }
-  return *this;
-}
-
-Buffer::~Buffer() { detail::unref(node_); }
 
 Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept {
   return sub(offset, bytes, flags());
@@ -231,14 +218,13 @@ Result<void> Buffer::release() noexcept {
     std::lock_guard<std::mutex> lock(node_->root->map_lock);
     if (detail::open_mappings(node_) != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
   }
-  detail::unref(node_);
-  node_ = nullptr;
+  drop();
   return {};
 }
 
 Result<void> Buffer::release(const Queue& q) noexcept {
   if (node_ == nullptr) return {};
-  detail::QueueNode* qn = q.node();
+  detail::QueueNode* qn = detail::node_of(q);
   if (qn == nullptr) return fail(Errc::released, "queue is released");
   if (qn->ctx != node_->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
   {
@@ -253,8 +239,7 @@ Result<void> Buffer::release(const Queue& q) noexcept {
     detail::record_pending(qn, detail::MemUse{node_, detail::ByteRange{0, node_->bytes}, true}, marker);
     Backend::event_release(marker);
   }
-  detail::unref(node_);
-  node_ = nullptr;
+  drop();
   return {};
 }
 

@@ -79,19 +79,6 @@ Result<Context> Context::adopt(const NativeContext& native, AdoptMode mode) noex
   return Context(n);
 }
 
-Context::Context(Context&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }
-
-Context& Context::operator=(Context&& other) noexcept {
-  if (this != &other) {
-    (void)release();
-    node_ = other.node_;
-    other.node_ = nullptr;
-  }
-  return *this;
-}
-
-Context::~Context() { (void)release(); }
-
 const DeviceInfo& Context::info() const noexcept {
   static const DeviceInfo empty{};
   return node_ != nullptr ? node_->info : empty;
@@ -110,8 +97,7 @@ Backend::NativeContext Context::native() const noexcept {
 }
 
 Result<void> Context::release() noexcept {
-  detail::unref(node_);
-  node_ = nullptr;
+  drop();
   return {};
 }
 

@@ -7,13 +7,13 @@ namespace edgemem {
 
 using detail::Backend;
 
-Event Event::adopt_native(Backend::NativeEvent native, detail::ContextNode* ctx) noexcept {
+Event detail::HandleAccess::event(Backend::NativeEvent native, ContextNode* ctx) noexcept {
   Event e;
   e.native_ = native;
-  if (ctx != nullptr) detail::retain(ctx);
+  if (ctx != nullptr) retain(ctx);
   e.ctx_ = ctx;
   e.valid_ = true;
-  detail::live_add(detail::Live::event, 1);
+  live_add(Live::event, 1);
   return e;
 }
 

@@ -108,7 +108,7 @@ namespace {
 /// Errc: released, out_of_host_memory, or open_native's.
 template <class OpenNative>
 Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexcept {
-  detail::ContextNode* cn = ctx.node();
+  detail::ContextNode* cn = detail::node_of(ctx);
   if (cn == nullptr) return fail(Errc::released, "context is released");
   auto* node = detail::make_node<QueueNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the queue");
@@ -144,22 +144,8 @@ Result<Queue> Queue::adopt(const Context& ctx, NativeQueue native, AdoptMode mod
   return Queue(n);
 }
 
-Queue::Queue(Queue&& other) noexcept : node_(other.node_) { other.node_ = nullptr; }
-
-Queue& Queue::operator=(Queue&& other) noexcept {
-  if (this != &other) {
-    (void)release();
-    node_ = other.node_;
-    other.node_ = nullptr;
-  }
-  return *this;
-}
-
-Queue::~Queue() { (void)release(); }
-
 Result<void> Queue::release() noexcept {
-  detail::unref(node_);
-  node_ = nullptr;
+  drop();
   return {};
 }
 

@@ -7,19 +7,16 @@
 #include <edgemem/native.hpp>
 #include <edgemem/context.hpp>
 #include <edgemem/flags.hpp>
+#include <edgemem/handle.hpp>
 #include <edgemem/result.hpp>
 
 namespace edgemem {
 
 class Queue;
 
-namespace detail {
-struct MemNode;
-struct BufferAccess;
-}
 
 /// A buffer or sub-buffer.
-class Buffer {
+class Buffer : public detail::Handle<detail::MemNode> {
  public:
   /// Allocates `bytes` bytes (contents undefined).
   /// Errc: released (context), invalid_argument (bytes == 0, bad flag combination, unknown Storage value),
@@ -58,11 +55,9 @@ class Buffer {
 
   /// An empty (released) buffer.
   Buffer() noexcept = default;
-  Buffer(Buffer&& other) noexcept;             ///< takes over `other`, leaving it released
-  Buffer& operator=(Buffer&& other) noexcept;  ///< drops this handle (even if mapped), then takes over `other`
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  ~Buffer();  ///< drops the handle; outstanding mappings stay valid until they unmap
+  Buffer(Buffer&& other) noexcept = default;             ///< takes over `other`, leaving it released
+  Buffer& operator=(Buffer&& other) noexcept = default;  ///< drops this handle (even if mapped), then takes over `other`
+  ~Buffer() = default;  ///< drops the handle; outstanding mappings stay valid until they unmap
 
   /// A sub-buffer of `bytes` bytes at byte `offset` of this buffer, with this buffer's flags: a view
   /// (its root plus an origin; a sub of a sub is resolved against the root). Making one costs no driver
@@ -90,8 +85,6 @@ class Buffer {
   /// True when the host reaches the memory without a copy: host/shared storage, a wrapped buffer,
   /// or a unified-memory device. False when released.
   [[nodiscard]] bool is_host_accessible() const noexcept;
-  /// True until released or moved from.
-  [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
   /// True when both are views of the same root allocation.
   [[nodiscard]] bool shares_root_with(const Buffer& other) const noexcept;
   /// Native handle (cl_mem on OpenCL; the bytes on the host backend) for interop, e.g. kernel arguments.
@@ -111,13 +104,9 @@ class Buffer {
   /// handle is kept).
   Result<void> release(const Queue& q) noexcept;
 
-  /// Internal: the shared state (null when released).
-  [[nodiscard]] detail::MemNode* node() const noexcept { return node_; }
-
  private:
-  friend struct detail::BufferAccess;
-  explicit Buffer(detail::MemNode* node) noexcept : node_(node) {}
-  detail::MemNode* node_ = nullptr;
+  friend struct detail::HandleAccess;
+  explicit Buffer(detail::MemNode* node) noexcept : Handle(node) {}
 };
 
 }  // namespace edgemem

@@ -4,6 +4,7 @@
 #include <cstddef>
 
 #include <edgemem/flags.hpp>
+#include <edgemem/handle.hpp>
 #include <edgemem/native.hpp>
 #include <edgemem/device.hpp>
 #include <edgemem/error.hpp>
@@ -11,9 +12,6 @@
 
 namespace edgemem {
 
-namespace detail {
-struct ContextNode;
-}
 
 /// Errors that a destructor could not return (a Mapping guard whose unmap failed): how many happened
 /// on one context so far, and the last of them. A test or a watchdog reads it; nothing is lost silently.
@@ -23,7 +21,7 @@ struct UnreportedErrors {
 };
 
 /// A device and its context.
-class Context {
+class Context : public detail::Handle<detail::ContextNode> {
  public:
   /// Opens the device picked by `selector` (EDGEMEM_DEVICE=<platform>:<device> overrides its indices)
   /// by the selection rule documented at DeviceSelector, the same on every backend.
@@ -40,18 +38,16 @@ class Context {
 
   /// An empty (released) context; every call on it returns Errc::released.
   Context() noexcept = default;
-  Context(Context&& other) noexcept;             ///< takes over `other`, leaving it released
-  Context& operator=(Context&& other) noexcept;  ///< releases this, then takes over `other`
+  Context(Context&& other) noexcept = default;             ///< takes over `other`, leaving it released
+  Context& operator=(Context&& other) noexcept = default;  ///< releases this, then takes over `other`
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
-  ~Context();  ///< release()
+  ~Context() = default;  ///< release()
 
   /// Device properties (an all-zero DeviceInfo when released).
   [[nodiscard]] const DeviceInfo& info() const noexcept;
   /// Sub-buffer origin alignment in bytes (info().base_align_bytes); 0 when released.
   [[nodiscard]] std::size_t base_align() const noexcept;
-  /// True until released or moved from.
-  [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
   /// Native handles (cl_context + cl_device_id on OpenCL) for interop; empty when released.
   [[nodiscard]] NativeContext native() const noexcept;
   /// Errors destructors of objects on this context had to drop (count and the last one); zero when released.
@@ -59,12 +55,9 @@ class Context {
   /// Drops this handle; the device stays open while objects created from it live. Idempotent, never fails.
   Result<void> release() noexcept;
 
-  /// Internal: the shared state (null when released).
-  [[nodiscard]] detail::ContextNode* node() const noexcept { return node_; }
-
  private:
-  explicit Context(detail::ContextNode* node) noexcept : node_(node) {}
-  detail::ContextNode* node_ = nullptr;
+  friend struct detail::HandleAccess;
+  explicit Context(detail::ContextNode* node) noexcept : Handle(node) {}
 };
 
 }  // namespace edgemem

@@ -9,6 +9,7 @@ namespace edgemem {
 
 namespace detail {
 struct ContextNode;
+struct HandleAccess;
 }
 
 /// Completion of an async command. It keeps its context alive (as a cl_event does), so it may
@@ -34,13 +35,8 @@ class Event {
   /// Releases the native event. Idempotent, never fails.
   Result<void> release() noexcept;
 
-  /// Internal: takes ownership of a native event produced by a backend command on `ctx`'s context
-  /// (retains `ctx`, so a wait list can tell events of another context apart).
-  static Event adopt_native(NativeEvent native, detail::ContextNode* ctx) noexcept;
-  /// Internal: the context the command ran on (null when released).
-  [[nodiscard]] detail::ContextNode* context_node() const noexcept { return ctx_; }
-
  private:
+  friend struct detail::HandleAccess;  // makes events of backend commands, reads their context
   NativeEvent native_{};
   detail::ContextNode* ctx_ = nullptr;  // holds a reference while valid
   bool valid_ = false;

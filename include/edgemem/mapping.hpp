@@ -85,9 +85,6 @@ class Mapping : public MappingBase {
  public:
   /// An empty (unmapped) guard.
   Mapping() noexcept = default;
-  /// Internal: types an untyped mapping (Queue::map checked size and alignment for T).
-  explicit Mapping(MappingBase&& raw) noexcept : MappingBase(std::move(raw)) {}
-
   /// First element (null when unmapped).
   [[nodiscard]] T* data() const noexcept { return mapped() ? static_cast<T*>(raw_) : nullptr; }
   /// Number of elements of T (0 when unmapped).
@@ -100,6 +97,10 @@ class Mapping : public MappingBase {
   T* end() const noexcept { return data() + size(); }
   /// The elements as a Span.
   [[nodiscard]] Span<T> span() const noexcept { return Span<T>(data(), size()); }
+
+ private:
+  friend class Queue;  // types the untyped mapping map() made, after checking size and alignment for T
+  explicit Mapping(MappingBase&& raw) noexcept : MappingBase(std::move(raw)) {}
 };
 
 }  // namespace edgemem

@@ -38,11 +38,10 @@
 namespace edgemem {
 
 namespace detail {
-struct QueueNode;
 }
 
 /// An in-order command queue on one context.
-class Queue {
+class Queue : public detail::Handle<detail::QueueNode> {
  public:
   /// Creates an in-order queue on `ctx`. Errc: released, out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Queue> create(const Context& ctx) noexcept;
@@ -56,11 +55,11 @@ class Queue {
 
   /// An empty (released) queue.
   Queue() noexcept = default;
-  Queue(Queue&& other) noexcept;             ///< takes over `other`, leaving it released
-  Queue& operator=(Queue&& other) noexcept;  ///< releases this, then takes over `other`
+  Queue(Queue&& other) noexcept = default;             ///< takes over `other`, leaving it released
+  Queue& operator=(Queue&& other) noexcept = default;  ///< releases this, then takes over `other`
   Queue(const Queue&) = delete;
   Queue& operator=(const Queue&) = delete;
-  ~Queue();  ///< release(); pending commands still complete
+  ~Queue() = default;  ///< release(); pending commands still complete
 
   /// Waits until every command enqueued so far has completed. Errc: released, backend_failure.
   [[nodiscard]] Result<void> finish() noexcept;
@@ -186,20 +185,16 @@ class Queue {
     return map<T>(buf, access, 0, buf.size());
   }
 
-  /// The context this queue runs on (null when released).
-  [[nodiscard]] detail::QueueNode* node() const noexcept { return node_; }
-  /// True until released or moved from.
-  [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }
   /// Native queue (cl_command_queue on OpenCL) for interop.
   [[nodiscard]] NativeQueue native() const noexcept;
   /// Drops this handle; mappings made on it still unmap on it. Idempotent, never fails.
   Result<void> release() noexcept;
 
  private:
-  explicit Queue(detail::QueueNode* node) noexcept : node_(node) {}
+  friend struct detail::HandleAccess;
+  explicit Queue(detail::QueueNode* node) noexcept : Handle(node) {}
   Result<MappingBase> map_bytes(const Buffer& buf, bool read_only_handle, Access access, std::size_t offset,
                                 std::size_t bytes, std::size_t elem_size, std::size_t elem_align) noexcept;
-  detail::QueueNode* node_ = nullptr;
 };
 
 }  // namespace edgemem

@@ -12,8 +12,10 @@
 #include <edgemem/config.hpp>
 #include <edgemem/device.hpp>
 #include <edgemem/error.hpp>
+#include <edgemem/event.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/pool_core.hpp>
+#include <edgemem/queue.hpp>
 
 #include "contract/active.hpp"
 
@@ -166,11 +168,24 @@ struct MemNode {
 /// Mappings open through `n` now (read under root->map_lock).
 inline unsigned open_mappings(const MemNode* n) noexcept { return n->maps != nullptr ? n->maps->count : 0; }
 
-/// Builds Buffer handles from nodes (the Buffer constructor is private).
-struct BufferAccess {
-  /// A handle adopting one reference already held on `n`.
-  static Buffer adopt(MemNode* n) noexcept { return Buffer(n); }
+/// The common layer's access to the public handles' private parts (friend of each): their nodes, and
+/// making handles from nodes and native events. Public headers carry no "internal" members.
+struct HandleAccess {
+  static MemNode* node(const Buffer& b) noexcept { return b.node_; }            ///< null when released
+  static ContextNode* node(const Context& c) noexcept { return c.node_; }       ///< null when released
+  static QueueNode* node(const Queue& q) noexcept { return q.node_; }           ///< null when released
+  static ContextNode* context(const Event& e) noexcept { return e.ctx_; }       ///< null when released
+  /// A Buffer adopting one reference already held on `n`.
+  static Buffer buffer(MemNode* n) noexcept { return Buffer(n); }
+  /// An Event owning `native`, an event of a command on `ctx` (takes a reference to `ctx`).
+  static Event event(Backend::NativeEvent native, ContextNode* ctx) noexcept;
 };
+
+/// The node of a public handle (null when released).
+template <class H>
+auto node_of(const H& handle) noexcept -> decltype(HandleAccess::node(handle)) {
+  return HandleAccess::node(handle);
+}
 
 inline void retain(ContextNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }
 inline void retain(QueueNode* n) noexcept { n->refs.fetch_add(1, std::memory_order_relaxed); }

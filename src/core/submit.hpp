@@ -16,7 +16,7 @@ namespace edgemem::detail {
 /// The node of `buf` if both handles are live and share a context. Errc: released, invalid_argument.
 inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
   if (q == nullptr) return fail(Errc::released, "queue is released");
-  MemNode* n = buf.node();
+  MemNode* n = detail::node_of(buf);
   if (n == nullptr) return fail(Errc::released, "buffer is released");
   if (n->ctx != q->ctx) return fail(Errc::invalid_argument, "buffer belongs to another context");
   return n;
@@ -58,7 +58,7 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
     EDGEMEM_TRY(command(sync));
   }
-  if (out != nullptr) *out = Event::adopt_native(produced, q->ctx);
+  if (out != nullptr) *out = HandleAccess::event(produced, q->ctx);
   return {};
 }
 

@@ -6,7 +6,7 @@ namespace edgemem::detail {
 Result<void> check_waits(const ContextNode* ctx, WaitList waits) noexcept {
   for (std::size_t i = 0; i < waits.size(); ++i) {
     if (!waits[i].valid()) return fail(Errc::released, "wait list holds a released event");
-    if (waits[i].context_node() != ctx)
+    if (detail::HandleAccess::context(waits[i]) != ctx)
       return fail(Errc::invalid_argument, "wait list holds an event of another context");
   }
   return {};

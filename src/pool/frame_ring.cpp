@@ -43,7 +43,7 @@ Result<PooledBuffer> RingCore::acquire() noexcept {
 
 Result<void> RingCore::publish(PooledBuffer&& frame) noexcept {
   if (!pool_.initialised()) return fail(Errc::released, "ring is not initialised");
-  MemNode* n = frame.buffer().node();
+  MemNode* n = detail::node_of(frame.buffer());
   if (n == nullptr) return fail(Errc::released, "frame is empty");
   if (!pool_.owns(frame)) return fail(Errc::invalid_argument, "frame does not belong to this ring");
   {
@@ -110,7 +110,7 @@ Result<void> RingCore::release() noexcept {
     // Check before dropping anything: an unconsumed frame returns to the pool only when the FIFO's
     // handle and the pool's are its last references; a sub-buffer or mapping of it holds one more.
     for (std::size_t i = 0; i < size_; ++i) {
-      const MemNode* n = fifo_[(head_ + i) % capacity_].buffer().node();
+      const MemNode* n = detail::node_of(fifo_[(head_ + i) % capacity_].buffer());
       if (n->refs.load(std::memory_order_acquire) != 2)  // the pool's and the FIFO's
         return fail(Errc::busy, "a sub-buffer or mapping of an unconsumed frame is still alive");
     }

@@ -99,7 +99,7 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
 Heap::~Heap() {
   if (page_count_ == 0) return;
   {
-    std::lock_guard<std::mutex> map_lock(arena_.node()->map_lock);
+    std::lock_guard<std::mutex> map_lock(detail::node_of(arena_)->map_lock);
     std::lock_guard<std::mutex> lock(lock_);
     if (book_->slots.out() != 0) {  // live buffers outlive the heap; the book goes with the last of them
       for (std::size_t i = 0; i < book_->capacity; ++i)
@@ -124,7 +124,7 @@ Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, st
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (page_count_ != 0) return fail(Errc::invalid_argument, "heap is already initialised");
   if (page_bytes == 0 || page_count == 0) return fail(Errc::invalid_argument, "page size or count is zero");
-  if (q.node()->ctx != ctx.node()) return fail(Errc::invalid_argument, "queue belongs to another context");
+  if (detail::node_of(q)->ctx != detail::node_of(ctx)) return fail(Errc::invalid_argument, "queue belongs to another context");
   if (page_bytes % ctx.base_align() != 0)
     return fail(Errc::misaligned, "page size is not a multiple of the device base alignment");
   if (page_bytes > SIZE_MAX / page_count) return fail(Errc::out_of_range, "heap size overflows");
@@ -184,7 +184,7 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
   if (bytes == 0) return fail(Errc::invalid_argument, "size is zero");
   if (bytes > page_bytes_ * page_count_) return fail(Errc::out_of_range, "size exceeds the whole heap");
   const std::size_t pages = (bytes + page_bytes_ - 1) / page_bytes_;
-  MemNode* root = arena_.node();
+  MemNode* root = detail::node_of(arena_);
   std::size_t first = 0;
   std::uint32_t slot = 0;
   {
@@ -201,14 +201,14 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
   n->ownership = detail::NodeOwnership::heap_run;
   n->owner.store(this, std::memory_order_relaxed);  // published with the handle
   n->owner_slot = static_cast<std::uint32_t>(slot);
-  return detail::BufferAccess::adopt(n);
+  return detail::HandleAccess::buffer(n);
 }
 
 Result<Buffer> Heap::create_buffer_from_host(Queue& q, const void* data, std::size_t bytes) noexcept {
   if (page_count_ == 0) return fail(Errc::released, "heap is not initialised");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
-  if (q.node()->ctx != arena_.node()->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
+  if (detail::node_of(q)->ctx != detail::node_of(arena_)->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
   EDGEMEM_TRY(detail::check_host_access(arena_.flags(), false, true));
   EDGEMEM_TRY_ASSIGN(Buffer b, create_buffer(bytes));
   EDGEMEM_TRY(q.write(b, 0, data, bytes));  // on failure b dies and gives its pages back
@@ -251,7 +251,7 @@ std::size_t Heap::largest_free_run() const noexcept {
 
 bool Heap::is_page_mappable(std::size_t page) const noexcept {
   if (page >= page_count_) return false;
-  MemNode* root = arena_.node();
+  MemNode* root = detail::node_of(arena_);
   const detail::ByteRange range{page * page_bytes_, (page + 1) * page_bytes_};
   std::lock_guard<std::mutex> lock(root->map_lock);
   return !detail::mapping_conflicts_locked(root, range, true);

@@ -29,7 +29,7 @@ template <class Threads>
 PoolCore<Threads>::~PoolCore() {
   if (count_ == 0) return;
   if (free_.out() != 0) {  // blocks still out: detach them so none can return to this dead pool
-    for (std::size_t i = 0; i < count_; ++i) orphan(blocks()[i].node(), nullptr);
+    for (std::size_t i = 0; i < count_; ++i) orphan(detail::node_of(blocks()[i]), nullptr);
   }
   teardown();
 }
@@ -53,7 +53,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (count_ != 0) return fail(Errc::invalid_argument, "pool is already initialised");
-  if (q.node()->ctx != ctx.node()) return fail(Errc::invalid_argument, "queue belongs to another context");
+  if (detail::node_of(q)->ctx != detail::node_of(ctx)) return fail(Errc::invalid_argument, "queue belongs to another context");
   if (block_bytes == 0 || count == 0) return fail(Errc::invalid_argument, "block size or count is zero");
   if (inline_capacity_ != 0 && count > inline_capacity_)
     return fail(Errc::out_of_range, "count exceeds the pool's compile-time capacity");
@@ -96,7 +96,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
   for (; made < count; ++made) {
     auto b = parent->sub(made * stride, stride);
     if (!b) return undo(b.error());
-    MemNode* n = b->node();
+    MemNode* n = detail::node_of(*b);
     // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame,
     // and their mapping slots, so a block mapped per frame allocates nothing.
     if (auto native = detail::native_of(n); !native) return undo(native.error());
@@ -137,9 +137,9 @@ Result<PooledBuffer> PoolCore<Threads>::take(bool count_failure) noexcept {
   if (count_ == 0) return fail(Errc::released, "pool is not initialised");
   std::uint32_t slot = 0;
   if (!pop(slot, count_failure)) return fail(Errc::exhausted, "every block of the pool is out");
-  MemNode* n = blocks()[slot].node();
+  MemNode* n = detail::node_of(blocks()[slot]);
   retain(n);
-  return PooledBuffer(BufferAccess::adopt(n), slot);
+  return PooledBuffer(HandleAccess::buffer(n), slot);
 }
 
 template <class Threads>
@@ -186,9 +186,9 @@ Result<PooledBuffer> PoolCore<Threads>::acquire_for(std::chrono::nanoseconds tim
       waiters_.count.fetch_sub(1, std::memory_order_seq_cst);
     }
     if (!got) return fail(Errc::exhausted, "no block came back before the timeout");
-    MemNode* n = blocks()[slot].node();
+    MemNode* n = detail::node_of(blocks()[slot]);
     retain(n);
-    return PooledBuffer(BufferAccess::adopt(n), slot);
+    return PooledBuffer(HandleAccess::buffer(n), slot);
   }
 }
 
@@ -217,7 +217,7 @@ PoolStats PoolCore<Threads>::stats() const noexcept {
 
 template <class Threads>
 bool PoolCore<Threads>::owns(const PooledBuffer& b) const noexcept {
-  const MemNode* n = b.buffer().node();
+  const MemNode* n = detail::node_of(b.buffer());
   return n != nullptr && count_ != 0 && n->owner.load(std::memory_order_relaxed) == this && n->ownership == NodeOwnership::pool_block;
 }
 

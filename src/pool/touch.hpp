@@ -16,8 +16,8 @@ namespace edgemem::detail {
 /// `q` and `b` must be live and on one context. Errc: out_of_device_memory, out_of_host_memory,
 /// backend_failure.
 inline Result<void> touch_zero(const Queue& q, const Buffer& b) noexcept {
-  const auto qn = q.node()->native;
-  const auto& mem = b.node()->native;
+  const auto qn = detail::node_of(q)->native;
+  const auto& mem = detail::node_of(b)->native;
   const std::size_t bytes = b.size();
   static constexpr unsigned char kZeros[4096] = {};
   auto filled = Backend::fill(qn, mem, 0, bytes, kZeros, 1, Backend::CommandEvents{});

@@ -92,7 +92,7 @@ class EdgememTarget final : public fz::Target {
     (void)q_[0].finish();  // kept async commands may still use wrapped memory freed below
     (void)q_[1].finish();
     for (auto& e : events_) e = Event{};
-    for (auto& m : maps_) m = Mapping<unsigned char>{};
+    for (auto& m : maps_) m = MappingBase{};
     for (auto& s : slots_) s.clear();
     pool_.reset();
     heap_.reset();
@@ -290,31 +290,34 @@ class EdgememTarget final : public fz::Target {
       }
       case fz::op_map: {
         const auto access = static_cast<Access>(a.access);
+        // Typed as asked (the element type decides the alignment checks), kept untyped with its bytes.
+        unsigned char* bytes = nullptr;
         auto map_as = [&](auto element) -> Result<MappingBase> {
           auto t = q.map<decltype(element)>(sa.ref(), access, a.n0, a.n1);
           if (!t) return fail(t.error());
+          bytes = reinterpret_cast<unsigned char*>(t->data());
           return MappingBase(std::move(*t));
         };
         Result<MappingBase> r = a.wide ? map_as(std::uint32_t{}) : map_as(static_cast<unsigned char>(0));
         if (!r) return code_of(r);
-        Mapping<unsigned char> m(std::move(*r));
-        out_len = m.size() <= fz::kHostBytes ? m.size() : 0;
-        if (out_len != 0) std::memcpy(out, m.data(), out_len);
-        maps_[a.m] = std::move(m);
+        out_len = r->size_bytes() <= fz::kHostBytes ? r->size_bytes() : 0;
+        if (out_len != 0) std::memcpy(out, bytes, out_len);
+        maps_[a.m] = std::move(*r);
+        map_bytes_[a.m] = bytes;
         return fz::kOk;
       }
       case fz::op_map_write: {
-        Mapping<unsigned char>& m = maps_[a.m];
-        if (!m.mapped() || m.access() == Access::read || m.size() == 0) return fz::kNotApplicable;
-        const std::size_t off = a.n0 % m.size();
-        const std::size_t len = a.n1 < m.size() - off ? a.n1 : m.size() - off;
-        std::memcpy(m.data() + off, a.data, len);
+        MappingBase& m = maps_[a.m];
+        if (!m.mapped() || m.access() == Access::read || m.size_bytes() == 0) return fz::kNotApplicable;
+        const std::size_t off = a.n0 % m.size_bytes();
+        const std::size_t len = a.n1 < m.size_bytes() - off ? a.n1 : m.size_bytes() - off;
+        std::memcpy(map_bytes_[a.m] + off, a.data, len);
         return fz::kOk;
       }
       case fz::op_unmap:
         return code_of(maps_[a.m].unmap());
       case fz::op_map_drop:
-        maps_[a.m] = Mapping<unsigned char>{};
+        maps_[a.m] = MappingBase{};
         return fz::kOk;
       case fz::op_pool_init:
         return code_of(pool_->init(ctx, q, a.n0, a.n1, storage, flags));
@@ -375,7 +378,8 @@ class EdgememTarget final : public fz::Target {
   Context ctx_[2];
   Queue q_[2];
   Slot slots_[fz::kBufferSlots];
-  Mapping<unsigned char> maps_[fz::kMappingSlots];
+  MappingBase maps_[fz::kMappingSlots];
+  unsigned char* map_bytes_[fz::kMappingSlots] = {};  // first byte of each open mapping
   Event events_[fz::kEventSlots];
   std::optional<FixedPool<>> pool_;
   std::optional<Heap> heap_;
