@@ -94,7 +94,7 @@ class Buffer : public detail::Handle<detail::MemNode> {
   [[nodiscard]] Result<NativeMem> native() const noexcept;
   /// Drops this handle. Idempotent. Errc: busy (a mapping made through this handle is still open;
   /// the buffer is left unchanged).
-  Result<void> release() noexcept;
+  [[nodiscard]] Result<void> release() noexcept;
   /// Drops this handle in `q`'s order (cuda.core's `close(stream)`): commands on other queues that
   /// later touch this memory, including the next owner of a pool block, ring frame or heap run, first
   /// wait for every command enqueued on `q` so far, your own kernels given native() included.
@@ -102,7 +102,7 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// invalid_argument (q on another context), busy (a mapping made through this handle is still open;
   /// nothing changes), out_of_host_memory, backend_failure (the marker could not be enqueued; the
   /// handle is kept).
-  Result<void> release(const Queue& q) noexcept;
+  [[nodiscard]] Result<void> release(const Queue& q) noexcept;
 
  private:
   friend struct detail::HandleAccess;

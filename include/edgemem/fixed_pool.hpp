@@ -110,7 +110,7 @@ class FixedPool {
   [[nodiscard]] bool owns(const PooledBuffer& b) const noexcept { return core_.owns(b); }
   /// Frees the pool's memory and bookkeeping; init() may be called again afterwards. Idempotent.
   /// Errc: busy (blocks are still out, including deferred returns; nothing changes).
-  Result<void> release() noexcept { return core_.release(); }
+  [[nodiscard]] Result<void> release() noexcept { return core_.release(); }
 
  private:
   template <std::size_t K>

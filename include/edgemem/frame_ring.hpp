@@ -59,7 +59,7 @@ class RingCore {
   Result<PooledBuffer> take() noexcept;
   Result<PooledBuffer> take_for(std::chrono::nanoseconds timeout) noexcept;
   RingStats stats() const noexcept;
-  Result<void> release() noexcept;
+  [[nodiscard]] Result<void> release() noexcept;
 
  private:
   void clear() noexcept;
@@ -119,7 +119,7 @@ class FrameRing {
   /// Errc: busy (the producer or consumer still holds a frame, or a sub-buffer or mapping of an
   /// unconsumed frame is alive; nothing changes, unconsumed frames are kept). Not to be called while
   /// another thread uses the ring.
-  Result<void> release() noexcept { return core_.release(); }
+  [[nodiscard]] Result<void> release() noexcept { return core_.release(); }
 
  private:
   detail::PoolCore<ThreadSafe>& pool_core() noexcept { return pool_.core_; }

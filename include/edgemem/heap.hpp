@@ -86,7 +86,7 @@ class Heap : private detail::NodeOwner {
   [[nodiscard]] bool is_page_mappable(std::size_t page) const noexcept;
   /// Frees the arena; init() may be called again afterwards. Idempotent.
   /// Errc: busy (buffers of the heap still live; nothing changes).
-  Result<void> release() noexcept;
+  [[nodiscard]] Result<void> release() noexcept;
 
  private:
   static void take_back_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;

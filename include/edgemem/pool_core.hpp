@@ -134,7 +134,7 @@ class PoolCore : private NodeOwner {
   void count_failed() noexcept;
   Result<PooledBuffer> acquire_for(std::chrono::nanoseconds timeout) noexcept;
   PoolStats stats() const noexcept;
-  Result<void> release() noexcept;
+  [[nodiscard]] Result<void> release() noexcept;
   bool initialised() const noexcept { return count_ != 0; }
   bool owns(const PooledBuffer& b) const noexcept;
 

@@ -62,11 +62,11 @@ class PooledBuffer {
   }
   /// Returns the block now. Idempotent. Errc: busy (a mapping made through this handle is still open;
   /// nothing changes).
-  Result<void> release() noexcept { return buf_.release(); }
+  [[nodiscard]] Result<void> release() noexcept { return buf_.release(); }
   /// Returns the block in `q`'s order (see Buffer::release(const Queue&)): it is free for the pool at
   /// once, and its next owner's commands on other queues wait for what `q` has enqueued so far.
   /// Errc: as Buffer::release(const Queue&).
-  Result<void> release(const Queue& q) noexcept { return buf_.release(q); }
+  [[nodiscard]] Result<void> release(const Queue& q) noexcept { return buf_.release(q); }
 
  private:
   template <class Threads>
