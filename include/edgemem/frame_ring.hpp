@@ -45,8 +45,11 @@ struct RingStats {
 
 namespace detail {
 /// The size-erased ring: a FIFO of published frames over inline storage owned by FrameRing<K>.
+/// Nothing of it is callable but by FrameRing (a friend).
 class RingCore {
- public:
+  template <std::size_t K>
+  friend class edgemem::FrameRing;
+
   RingCore(PoolCore<ThreadSafe>& pool, PooledBuffer* fifo, std::size_t capacity) noexcept
       : pool_(pool), fifo_(fifo), capacity_(capacity) {}
   RingCore(const RingCore&) = delete;
@@ -61,7 +64,6 @@ class RingCore {
   RingStats stats() const noexcept;
   [[nodiscard]] Result<void> release() noexcept;
 
- private:
   void clear() noexcept;
   PooledBuffer pop_locked() noexcept;
   PoolCore<ThreadSafe>& pool_;

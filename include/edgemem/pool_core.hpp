@@ -19,6 +19,10 @@
 namespace edgemem {
 
 class Queue;
+template <std::size_t N, class Threads>
+class FixedPool;
+template <std::size_t K>
+class FrameRing;
 
 /// Thread policy: one thread uses the pool (no locking at all; acquire_for() cannot wait).
 struct SingleThread {
@@ -111,11 +115,20 @@ struct PoolWaiters {
 /// No waiters (SingleThread).
 struct NoWaiters {};
 
+class RingCore;
+
 /// The pool itself, with its block arrays supplied by the owner (inline storage) or, when the owner
-/// passes none, taken from the allocator policy at init(). Not movable: blocks point at it.
+/// passes none, taken from the allocator policy at init(). Not movable: blocks point at it. Nothing
+/// of it is callable but by FixedPool, FrameRing and the ring core (friends).
 template <class Threads>
 class PoolCore : private NodeOwner {
- public:
+  template <std::size_t N, class T>
+  friend class edgemem::FixedPool;
+  template <std::size_t K>
+  friend class edgemem::FrameRing;
+  friend class RingCore;
+
+
   /// `inline_blocks`: storage for `inline_capacity` Buffers; `inline_links`: as many uint32_t.
   /// Both null with capacity 0: the arrays come from DefaultAllocator at init().
   PoolCore(void* inline_blocks, std::uint32_t* inline_links, std::size_t inline_capacity) noexcept
@@ -138,7 +151,6 @@ class PoolCore : private NodeOwner {
   bool initialised() const noexcept { return count_ != 0; }
   bool owns(const PooledBuffer& b) const noexcept;
 
- private:
   using Lock = std::conditional_t<Threads::concurrent, SpinLock, NoLock>;
   using Waiters = std::conditional_t<Threads::concurrent, PoolWaiters, NoWaiters>;
 
