@@ -36,9 +36,15 @@ bool narrows(MemFlags parent, MemFlags child) noexcept {
   return device_ok && host_ok;
 }
 
-/// Gives a new root its table of pending commands (backends whose commands outlive their enqueue);
-/// on failure destroys `node` and returns false.
-bool attach_pending_table(MemNode* node) noexcept {
+/// Gives a new root its mapping slots (roots are few and usually mapped, so their first map in a
+/// steady-state loop allocates nothing; views get theirs on first map) and its table of pending
+/// commands (backends whose commands outlive their enqueue); on failure destroys `node` and returns false.
+bool attach_root_state(MemNode* node) noexcept {
+  node->maps = detail::make_node<detail::MapSlots>();
+  if (node->maps == nullptr) {
+    detail::destroy_node(node);
+    return false;
+  }
   if constexpr (detail::tracks_pending) {
     node->pending = detail::make_pending_table();
     if (node->pending == nullptr) {
@@ -60,7 +66,7 @@ Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc
     return fail(Errc::invalid_argument, "unknown Storage value");
   MemNode* node = detail::make_node<MemNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
-  if (!attach_pending_table(node)) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
+  if (!attach_root_state(node)) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
   auto native = Backend::mem_create(cn->native, desc);
   if (!native) {
     detail::destroy_pending_table(node->pending);
@@ -106,7 +112,7 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, Ado
     }
     parent = *adopted_parent;
   }
-  if (node == nullptr || (parent == nullptr && !attach_pending_table(node))) {
+  if (node == nullptr || (parent == nullptr && !attach_root_state(node))) {
     drop_native();
     if (parent != nullptr) detail::unref(parent);
     return fail(Errc::out_of_host_memory, "no memory for the adopted buffer's bookkeeping");

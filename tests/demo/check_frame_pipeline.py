@@ -59,6 +59,10 @@ def main():
     want_sum, want_moved = expected(frames, width, height)
     ok = int(got.group(1)) == frames and int(got.group(2)) == want_moved and int(got.group(3), 16) == want_sum
     print(f"expected bytes_moved={want_moved} checksum=0x{want_sum:016x}: {'match' if ok else 'MISMATCH'}")
+    steady = re.search(r"steady_state_edgemem_allocations=(\d+)", run.stdout)
+    if not steady or int(steady.group(1)) != 0:
+        print("edgemem allocated in the demo's frame loop (steady_state_edgemem_allocations must be 0)")
+        ok = False
     return 0 if ok else 1
 
 
