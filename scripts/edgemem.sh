@@ -79,7 +79,7 @@ demo() {
 test_all() {
   setup
   # -Dlive_counters=true everywhere: every conformance test case must end with no live edgemem object.
-  build_and_test build-test-host -Dmemory_backend=host -Dlive_counters=true
+  build_and_test build-test-host -Dmemory_backend=host -Dlive_counters=true -Dhost_caps_env=true
   build_and_test build-test-host-static -Dmemory_backend=host -Dallocator=static -Dlive_counters=true
   if [ -d backends/opencl ]; then
     build_and_test build-test-opencl -Dmemory_backend=opencl -Dlive_counters=true
@@ -88,7 +88,7 @@ test_all() {
   CXX=clang++ build_and_test build-test-clang-host-user -Dmemory_backend=host -Dallocator=user -Dlive_counters=true
   ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    CXX=clang++ build_and_test build-test-asan-host -Dmemory_backend=host -Db_sanitize=address,undefined \
+    CXX=clang++ build_and_test build-test-asan-host -Dmemory_backend=host -Dhost_caps_env=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true
   if [ -d backends/opencl ]; then
     # ASan+UBSan on PoCL with the user allocator policy, with a fresh kernel cache so PoCL's kernel compiler (LLVM, in-process) runs.

@@ -10,7 +10,8 @@
 /// - map returns the memory itself (zero-copy), unmap does nothing but count;
 /// - there is nothing to adopt: context_adopt, queue_adopt and mem_adopt answer unsupported (null
 ///   handles: invalid_argument);
-/// - the capabilities it reports are configurable with EDGEMEM_HOST_CAPS (host_device.cpp), so tests
+/// - the capabilities it reports are configurable with EDGEMEM_HOST_CAPS in builds with
+///   -Dhost_caps_env=true (host_device.cpp), so tests
 ///   run both the "has" and the "lacks" path of each capability.
 #pragma once
 #include "contract/backend_contract.hpp"

@@ -28,51 +28,34 @@ void copy_text(char (&dst)[128], const char* src) noexcept {
   dst[sizeof dst - 1] = '\0';
 }
 
-/// Reads one `name=value` item of EDGEMEM_HOST_CAPS at `p` into `caps`; returns the text after it
-/// (past a comma), or null when the item is malformed.
-const char* parse_cap(const char* p, Capabilities& caps) noexcept {
-  const char* eq = std::strchr(p, '=');
-  if (eq == nullptr) return nullptr;
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(eq + 1, &end, 10);
-  if (end == eq + 1 || (*end != '\0' && *end != ',')) return nullptr;
-  const std::size_t len = static_cast<std::size_t>(eq - p);
-  auto is = [&](const char* name) { return std::strlen(name) == len && std::strncmp(p, name, len) == 0; };
-  if (is("fill")) {
-    if (v > 128 || (v & (v - 1)) != 0) return nullptr;
-    caps.max_fill_pattern_bytes = v;
-  } else if (v > 1) {
-    return nullptr;
-  } else if (is("migration")) {
-    caps.migration = v == 1;
-  } else if (is("host_access_flags")) {
-    caps.host_access_flags = v == 1;
-  } else if (is("unified_memory")) {
-    caps.unified_memory = v == 1;
-  } else {
-    return nullptr;
-  }
-  return *end == ',' ? end + 1 : end;
-}
-
-/// The host device's capabilities: everything it implements, less what EDGEMEM_HOST_CAPS turns off
+/// The host device's capabilities: everything it implements, less what EDGEMEM_HOST_CAPS turns off in
+/// builds with -Dhost_caps_env=true (test builds)
 /// (a comma-separated list of fill=<0|1|2|...|128>, migration=<0|1>, host_access_flags=<0|1>,
 /// unified_memory=<0|1>), so tests reach the "lacks" path of each capability without a second device.
 /// Errc: invalid_argument (a malformed list).
 Result<Capabilities> host_caps() noexcept {
   Capabilities caps;
   caps.max_fill_pattern_bytes = 128;
-  caps.unified_memory = true;
-  caps.migration = true;
-  caps.host_access_flags = true;
-  const char* env = std::getenv("EDGEMEM_HOST_CAPS");
-  for (const char* p = env; p != nullptr && *p != '\0';) {
-    p = parse_cap(p, caps);
-    if (p == nullptr)
+  caps.unified_memory = caps.migration = caps.host_access_flags = true;
+#if EDGEMEM_HOST_CAPS_ENV
+  static const char* const kNames[] = {"fill=", "migration=", "host_access_flags=", "unified_memory="};
+  bool* const flags[] = {nullptr, &caps.migration, &caps.host_access_flags, &caps.unified_memory};
+  for (const char* p = std::getenv("EDGEMEM_HOST_CAPS"); p != nullptr && *p != '\0';) {
+    unsigned i = 0;
+    while (i < 4 && std::strncmp(p, kNames[i], std::strlen(kNames[i])) != 0) ++i;
+    char* end = nullptr;
+    const unsigned long v = i < 4 ? std::strtoul(p + std::strlen(kNames[i]), &end, 10) : 0;
+    const bool ok = i < 4 && end != p + std::strlen(kNames[i]) && (*end == '\0' || *end == ',') &&
+                    (i == 0 ? v <= 128 && (v & (v - 1)) == 0 : v <= 1);
+    if (!ok)
       return fail(Errc::invalid_argument,
                   "EDGEMEM_HOST_CAPS: expected name=value items: fill=0..128 (a power of two), "
                   "migration, host_access_flags, unified_memory (0 or 1)");
+    if (i == 0) caps.max_fill_pattern_bytes = v;
+    else *flags[i] = v == 1;
+    p = *end == ',' ? end + 1 : end;
   }
+#endif
   return caps;
 }
 }  // namespace

@@ -53,7 +53,8 @@ enum ExternalMemoryKind : unsigned {
 /// What the device behind a Context can do beyond the required buffer operations, gathered once at
 /// context creation. edgemem answers Errc::unsupported, before any driver call and alike on every
 /// backend, for an operation that needs a capability the device lacks. The host backend's set is
-/// configurable with EDGEMEM_HOST_CAPS (see README), so tests cover both paths of each capability.
+/// configurable with EDGEMEM_HOST_CAPS in -Dhost_caps_env=true builds (see README), so tests cover
+/// both paths of each capability.
 struct Capabilities {
   bool images = false;                     ///< image objects (CL_DEVICE_IMAGE_SUPPORT)
   bool image_from_buffer = false;          ///< 2D images over a buffer's memory (cl_khr_image2d_from_buffer)

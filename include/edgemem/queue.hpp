@@ -8,8 +8,8 @@
 /// (Errc::released for a released event, Errc::invalid_argument for an event of another context).
 ///
 /// Wait lists: any length, no heap. The backend takes up to 32 of them per command; a longer list
-/// costs one marker command on this queue per 32 events (markers of markers past 1024), enqueued just
-/// before the command, which waits for the markers instead: out_of_host_memory, out_of_device_memory or
+/// costs a chain of marker commands on this queue (one per 31 events), enqueued just before the
+/// command, which waits for the last marker instead: out_of_host_memory, out_of_device_memory or
 /// backend_failure when the driver cannot enqueue one (the command then is not enqueued).
 ///
 /// Threads: one Queue may be used from several threads at once (as an OpenCL queue may); commands from

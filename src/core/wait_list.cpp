@@ -12,34 +12,8 @@ Result<void> check_waits(const ContextNode* ctx, WaitList waits) noexcept {
   return {};
 }
 
-FoldedWaits::~FoldedWaits() { release_markers(); }
-
-void FoldedWaits::release_markers() noexcept {
-  for (std::size_t i = 0; i < count_; ++i) Backend::event_release(markers_[i]);
-  count_ = 0;
-}
-
-Result<void> FoldedWaits::add_marker(Backend::NativeQueue queue, const Backend::NativeEvent* events,
-                                     std::size_t n) noexcept {
-  if (count_ == wait_chunk_events) {
-    // Full: one marker waiting for all of them takes their place.
-    Backend::NativeEvent all{};
-    Backend::CommandEvents sync;
-    sync.waits = markers_;
-    sync.wait_count = count_;
-    sync.out = &all;
-    EDGEMEM_TRY(Backend::marker(queue, sync));
-    release_markers();
-    markers_[count_++] = all;
-  }
-  Backend::NativeEvent m{};
-  Backend::CommandEvents sync;
-  sync.waits = events;
-  sync.wait_count = n;
-  sync.out = &m;
-  EDGEMEM_TRY(Backend::marker(queue, sync));
-  markers_[count_++] = m;
-  return {};
+FoldedWaits::~FoldedWaits() {
+  if (has_marker_) Backend::event_release(marker_);
 }
 
 Result<std::size_t> FoldedWaits::fold(Backend::NativeQueue queue, WaitList waits, Backend::NativeEvent* out) noexcept {
@@ -48,17 +22,26 @@ Result<std::size_t> FoldedWaits::fold(Backend::NativeQueue queue, WaitList waits
     for (std::size_t i = 0; i < total; ++i) out[i] = waits[i].native();
     return total;
   }
-  for (std::size_t first = 0; first < total; first += wait_chunk_events) {
-    const std::size_t n = total - first < wait_chunk_events ? total - first : wait_chunk_events;
-    for (std::size_t i = 0; i < n; ++i) out[i] = waits[first + i].native();  // `out` as scratch
-    auto added = add_marker(queue, out, n);
-    if (!added) {
-      release_markers();
-      return fail(added.error());
-    }
+  // A chain of markers: each waits for the previous one and the next events (`out` as scratch), so
+  // the last stands for the whole list.
+  for (std::size_t next = 0; next < total;) {
+    std::size_t n = 0;
+    if (has_marker_) out[n++] = marker_;
+    while (n < wait_chunk_events && next < total) out[n++] = waits[next++].native();
+    Backend::NativeEvent made{};
+    Backend::CommandEvents sync;
+    sync.waits = out;
+    sync.wait_count = n;
+    sync.out = &made;
+    auto done = Backend::marker(queue, sync);
+    if (has_marker_) Backend::event_release(marker_);  // the new marker (if made) holds it
+    has_marker_ = false;
+    if (!done) return fail(done.error());
+    marker_ = made;
+    has_marker_ = true;
   }
-  for (std::size_t i = 0; i < count_; ++i) out[i] = markers_[i];
-  return count_;
+  out[0] = marker_;
+  return 1;
 }
 
 }  // namespace edgemem::detail

@@ -1,9 +1,9 @@
 // A command's wait list on its way to the backend. Any length is accepted: the backend is handed at
 // most wait_chunk_events of the caller's events per command (they are copied to a stack array, since
 // an Event is not a bare native event), and a longer list is folded into marker commands on the waiting
-// queue first, wait_chunk_events events each, the command then waiting for the markers (markers of
-// markers past wait_chunk_events * wait_chunk_events events). No heap: two stack arrays of
-// wait_chunk_events native events, one of them the caller's.
+// queue first: a chain of markers, each waiting for the previous one and the next
+// wait_chunk_events - 1 events, the command then waiting for the last. No heap: one stack array of
+// wait_chunk_events native events.
 #pragma once
 #include <cstddef>
 
@@ -33,19 +33,15 @@ class FoldedWaits {
   ~FoldedWaits();
 
   /// Writes at most wait_chunk_events native events to `out` (room for wait_chunk_events) that complete
-  /// only when every event of `waits` has: the events themselves when there are that few, else markers
-  /// on `queue` that wait for them. Returns how many. Errc: those of Backend::marker (markers made so
+  /// only when every event of `waits` has: the events themselves when there are that few, else the last
+  /// of a chain of markers on `queue` that wait for them. Returns how many. Errc: those of Backend::marker (markers made so
   /// far are released; commands already enqueued on the queue stay, harmless).
   [[nodiscard]] Result<std::size_t> fold(Backend::NativeQueue queue, WaitList waits,
                                          Backend::NativeEvent* out) noexcept;
 
  private:
-  /// Appends a marker waiting for `events[0..n)`, first folding the markers into one when they are full.
-  Result<void> add_marker(Backend::NativeQueue queue, const Backend::NativeEvent* events, std::size_t n) noexcept;
-  void release_markers() noexcept;
-
-  Backend::NativeEvent markers_[wait_chunk_events];
-  std::size_t count_ = 0;
+  Backend::NativeEvent marker_{};  // the last marker of the chain (released with this object)
+  bool has_marker_ = false;
 };
 
 }  // namespace edgemem::detail
