@@ -44,7 +44,7 @@ class Event {
 
 /// Events a command waits for before it starts, any number, all from commands on the same context as the
 /// waiting queue (another context's returns Errc::invalid_argument; a released or moved-from one
-/// Errc::released). Past 32 events a command costs one marker per 32 (see queue.hpp).
+/// Errc::released). Past 32 events a command costs a chain of markers, one per 31 events (see queue.hpp).
 using WaitList = Span<const Event>;
 
 /// Blocks until every event of `events` has completed: any number, of any contexts (a host-side wait;
