@@ -6,6 +6,7 @@
 #endif
 #include <CL/cl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -171,6 +172,48 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: native handles are the ones edgemem ho
   *ev = edgemem::Event{};
   CHECK(refs_settled_at([&] { return event_refs(e); }, before - 1) == before - 1);
   REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "interop: AdoptMode::borrow takes no reference and releases nothing") {
+  const std::size_t bytes = 4 * align();
+  auto contents = emt::random_bytes(bytes);
+  cl_int status = CL_SUCCESS;
+  cl_mem raw = clCreateBuffer(ctx.native().context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, contents.data(),
+                              &status);
+  REQUIRE(status == CL_SUCCESS);
+  const auto n = ctx.native();
+  const cl_uint ctx_before = context_refs(n.context);
+  cl_command_queue raw_q = q.native();
+  // A command first: PoCL keeps the last event of a queue, and that event holds the queue.
+  std::vector<unsigned char> probe(align());
+  REQUIRE(clEnqueueReadBuffer(raw_q, raw, CL_TRUE, 0, probe.size(), probe.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+  const cl_uint q_before = refs_once_stable([&] { return queue_refs(raw_q); });
+  {
+    auto c = edgemem::Context::adopt(n, edgemem::AdoptMode::borrow);
+    REQUIRE_OK(c);
+    auto bq = edgemem::Queue::adopt(*c, raw_q, edgemem::AdoptMode::borrow);
+    REQUIRE_OK(bq);
+    auto b = Buffer::adopt(*c, raw, edgemem::AdoptMode::borrow);
+    REQUIRE_OK(b);
+    CHECK(mem_refs(raw) == 1);
+    CHECK(context_refs(n.context) == ctx_before);
+    CHECK(queue_refs(raw_q) == q_before);
+    // It works as any buffer: views, transfers, a native sub-object made on demand and released.
+    auto view = b->sub(align(), align());
+    REQUIRE_OK(view);
+    std::vector<unsigned char> got(align());
+    REQUIRE_OK(bq->read(*view, 0, got.data(), got.size()));
+    CHECK(std::equal(got.begin(), got.end(), contents.begin() + static_cast<std::ptrdiff_t>(align())));
+    auto view_native = view->native();
+    REQUIRE_OK(view_native);
+    CHECK(*view_native != raw);
+    CHECK_ERRC(Buffer::adopt(*c, raw, static_cast<edgemem::AdoptMode>(7)), edgemem::Errc::invalid_argument);
+    REQUIRE_OK(bq->finish());
+  }
+  CHECK(refs_settled_at([&] { return mem_refs(raw); }, 1) == 1);  // still the caller's alone
+  CHECK(refs_settled_at([&] { return context_refs(n.context); }, ctx_before) == ctx_before);
+  CHECK(refs_settled_at([&] { return queue_refs(raw_q); }, q_before) == q_before);
+  REQUIRE(clReleaseMemObject(raw) == CL_SUCCESS);
 }
 
 TEST_CASE_FIXTURE(emt::Fixture, "interop: Buffer::adopt retains a raw cl_mem and releases it once") {
