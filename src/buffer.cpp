@@ -189,6 +189,8 @@ Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes, MemFlags flags
   EDGEMEM_TRY(check_flags(flags));
   if (!narrows(node_->flags, flags))
     return fail(Errc::invalid_argument, "a sub-buffer's flags may only narrow its parent's access");
+  if ((static_cast<std::uint32_t>(flags) & kHostBits) != 0 && !node_->ctx->info.caps.host_access_flags)
+    return fail(Errc::unsupported, "the device has no host-access flags (DeviceInfo::caps)");
   const std::size_t origin = node_->origin + offset;
   if (!detail::is_multiple_of(origin, node_->ctx->info.base_align_bytes))
     return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");

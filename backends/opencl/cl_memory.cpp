@@ -47,11 +47,18 @@ Result<OpenCL::NativeMem> OpenCL::mem_create(const NativeContext& ctx, const Mem
 }
 
 Result<OpenCL::NativeMem> OpenCL::mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes,
-                                          MemFlags) noexcept {
+                                          MemFlags flags) noexcept {
   const cl_buffer_region region{origin, bytes};
   cl_int status = CL_SUCCESS;
-  // Flags 0: the sub-buffer inherits the root's access and host-access flags.
-  cl_mem mem = clCreateSubBuffer(root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  // The view's flags narrow the root's (checked by the common layer): read_write and "no host flag"
+  // are passed as 0, so the sub-buffer inherits those from the root; narrower ones are passed on.
+  cl_mem_flags f = 0;
+  if (has(flags, MemFlags::read_only)) f |= CL_MEM_READ_ONLY;
+  else if (has(flags, MemFlags::write_only)) f |= CL_MEM_WRITE_ONLY;
+  if (has(flags, MemFlags::host_read_only)) f |= CL_MEM_HOST_READ_ONLY;
+  if (has(flags, MemFlags::host_write_only)) f |= CL_MEM_HOST_WRITE_ONLY;
+  if (has(flags, MemFlags::host_no_access)) f |= CL_MEM_HOST_NO_ACCESS;
+  cl_mem mem = clCreateSubBuffer(root, f, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
   if (status != CL_SUCCESS) return cl::fail_cl(status);
   if (mem == nullptr) return cl::fail_cl(CL_OUT_OF_HOST_MEMORY);
   return mem;

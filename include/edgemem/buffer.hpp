@@ -68,8 +68,9 @@ class Buffer : public detail::Handle<detail::MemNode> {
   [[nodiscard]] Result<Buffer> sub(std::size_t offset, std::size_t bytes) const noexcept;
   /// sub() with access `flags` that narrow this buffer's (OpenCL's rule: the same device access or any
   /// under read_write; the same host access, host_no_access, or any under none), e.g. a read-only view
-  /// of a read-write frame. Errc: as sub(), plus invalid_argument (flags wider than this buffer's, or
-  /// an invalid combination).
+  /// of a read-write frame. The native sub-object native() makes carries these flags. Errc: as sub(), plus
+  /// invalid_argument (flags wider than this buffer's, or an invalid combination), unsupported
+  /// (host-access flags on a device without info().caps.host_access_flags).
   [[nodiscard]] Result<Buffer> sub(std::size_t offset, std::size_t bytes, MemFlags flags) const noexcept;
 
   /// Size in bytes (0 when released).

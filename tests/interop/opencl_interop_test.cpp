@@ -174,6 +174,25 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: native handles are the ones edgemem ho
   REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
 }
 
+TEST_CASE_FIXTURE(emt::Fixture, "interop: a narrowed view's native sub-buffer carries the view's flags") {
+  auto buf = Buffer::create(ctx, 4 * align());
+  REQUIRE_OK(buf);
+  auto ro = buf->sub(align(), align(), edgemem::MemFlags::read_only | edgemem::MemFlags::host_read_only);
+  REQUIRE_OK(ro);
+  auto same = buf->sub(2 * align(), align());
+  REQUIRE_OK(same);
+  auto ro_native = ro->native();
+  auto same_native = same->native();
+  REQUIRE_OK(ro_native);
+  REQUIRE_OK(same_native);
+  const auto ro_flags = info_of<cl_mem_flags>(clGetMemObjectInfo, *ro_native, CL_MEM_FLAGS);
+  const auto same_flags = info_of<cl_mem_flags>(clGetMemObjectInfo, *same_native, CL_MEM_FLAGS);
+  CHECK((ro_flags & CL_MEM_READ_ONLY) != 0);
+  CHECK((ro_flags & CL_MEM_HOST_READ_ONLY) != 0);
+  CHECK((same_flags & CL_MEM_READ_WRITE) != 0);
+  CHECK((same_flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)) == 0);
+}
+
 TEST_CASE_FIXTURE(emt::Fixture, "interop: AdoptMode::borrow takes no reference and releases nothing") {
   const std::size_t bytes = 4 * align();
   auto contents = emt::random_bytes(bytes);
