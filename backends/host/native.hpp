@@ -36,4 +36,7 @@ struct NativeMem {
 /// Native event handle: the command's sequence number on its queue (0: none).
 using NativeEvent = std::uint64_t;
 
+/// Native sampler handle: the sampler's settings, encoded (0: none).
+using NativeSampler = std::uint32_t;
+
 }  // namespace edgemem

@@ -10,6 +10,7 @@ struct _cl_context;
 struct _cl_command_queue;
 struct _cl_mem;
 struct _cl_event;
+struct _cl_sampler;
 
 namespace edgemem {
 
@@ -27,9 +28,12 @@ struct NativeContext {
 
 /// Native queue handle: cl_command_queue (in order).
 using NativeQueue = _cl_command_queue*;
-/// Native memory handle: cl_mem (a buffer or sub-buffer).
+/// Native memory handle: cl_mem (a buffer, sub-buffer or image).
 using NativeMem = _cl_mem*;
 /// Native event handle: cl_event.
 using NativeEvent = _cl_event*;
+
+/// Native sampler handle: cl_sampler.
+using NativeSampler = _cl_sampler*;
 
 }  // namespace edgemem
