@@ -5,6 +5,7 @@
 #include "core/live.hpp"
 #include "core/nodes.hpp"
 #include "core/ordering.hpp"
+#include "core/roots.hpp"
 
 namespace edgemem {
 
@@ -13,60 +14,20 @@ using detail::MemNode;
 
 namespace {
 
-constexpr std::uint32_t kDeviceBits = 3u;
-constexpr std::uint32_t kHostBits = 7u << 2;
-
-Result<void> check_flags(MemFlags flags) noexcept {
-  const auto bits = static_cast<std::uint32_t>(flags);
-  const auto device = bits & kDeviceBits;
-  const auto host = bits & kHostBits;
-  if (bits & ~31u) return fail(Errc::invalid_argument, "unknown MemFlags bits");
-  if (device == 3u) return fail(Errc::invalid_argument, "read_only and write_only together");
-  if (host != 0 && (host & (host - 1)) != 0) return fail(Errc::invalid_argument, "more than one host access flag");
-  return {};
-}
-
-/// True when `child` allows no more than `parent`: the same device access or any under read_write, and
-/// the same host access, host_no_access, or any under no host flag (OpenCL's rule for sub-buffers).
-bool narrows(MemFlags parent, MemFlags child) noexcept {
-  const auto p = static_cast<std::uint32_t>(parent), c = static_cast<std::uint32_t>(child);
-  const bool device_ok = (p & kDeviceBits) == 0 || (p & kDeviceBits) == (c & kDeviceBits);
-  const bool host_ok = (p & kHostBits) == 0 || (p & kHostBits) == (c & kHostBits) ||
-                       (c & kHostBits) == static_cast<std::uint32_t>(MemFlags::host_no_access);
-  return device_ok && host_ok;
-}
-
-/// Gives a new root its mapping slots (roots are few and usually mapped, so their first map in a
-/// steady-state loop allocates nothing; views get theirs on first map) and its table of pending
-/// commands (backends whose commands outlive their enqueue); on failure destroys `node` and returns false.
-bool attach_root_state(MemNode* node) noexcept {
-  node->maps = detail::make_node<detail::MapSlots>();
-  if (node->maps == nullptr) {
-    detail::destroy_node(node);
-    return false;
-  }
-  if constexpr (detail::tracks_pending) {
-    node->pending = detail::make_pending_table();
-    if (node->pending == nullptr) {
-      detail::destroy_node(node);
-      return false;
-    }
-  }
-  return true;
-}
-
 Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc, bool wrapped) noexcept {
   if (cn == nullptr) return fail(Errc::released, "context is released");
   if (desc.bytes == 0) return fail(Errc::invalid_argument, "size is zero");
   if (desc.bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
-  EDGEMEM_TRY(check_flags(desc.flags));
-  if ((static_cast<std::uint32_t>(desc.flags) & kHostBits) != 0 && !cn->info.caps.host_access_flags)
-    return fail(Errc::unsupported, "the device has no host-access flags (DeviceInfo::caps)");
-  if (desc.storage != Storage::device && desc.storage != Storage::host && desc.storage != Storage::shared)
-    return fail(Errc::invalid_argument, "unknown Storage value");
+  EDGEMEM_TRY(detail::check_mem_flags(desc.flags));
+  EDGEMEM_TRY(detail::check_host_flags_supported(cn, desc.flags));
+  EDGEMEM_TRY(detail::check_storage(desc.storage));
   MemNode* node = detail::make_node<MemNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
-  if (!attach_root_state(node)) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
+  if (!detail::attach_root_state(node)) {
+    detail::destroy_pending_table(node->pending);
+    detail::destroy_node(node);
+    return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
+  }
   auto native = Backend::mem_create(cn->native, desc);
   if (!native) {
     detail::destroy_pending_table(node->pending);
@@ -112,7 +73,11 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, Ado
     }
     parent = *adopted_parent;
   }
-  if (node == nullptr || (parent == nullptr && !attach_root_state(node))) {
+  if (node == nullptr || (parent == nullptr && !detail::attach_root_state(node))) {
+    if (node != nullptr) {
+      detail::destroy_pending_table(node->pending);
+      detail::destroy_node(node);
+    }
     drop_native();
     if (parent != nullptr) detail::unref(parent);
     return fail(Errc::out_of_host_memory, "no memory for the adopted buffer's bookkeeping");
@@ -186,11 +151,10 @@ Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept
 Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes, MemFlags flags) const noexcept {
   if (node_ == nullptr) return fail(Errc::released, "buffer is released");
   EDGEMEM_TRY(detail::check_range(offset, bytes, node_->bytes));
-  EDGEMEM_TRY(check_flags(flags));
-  if (!narrows(node_->flags, flags))
+  EDGEMEM_TRY(detail::check_mem_flags(flags));
+  if (!detail::flags_narrow(node_->flags, flags))
     return fail(Errc::invalid_argument, "a sub-buffer's flags may only narrow its parent's access");
-  if ((static_cast<std::uint32_t>(flags) & kHostBits) != 0 && !node_->ctx->info.caps.host_access_flags)
-    return fail(Errc::unsupported, "the device has no host-access flags (DeviceInfo::caps)");
+  EDGEMEM_TRY(detail::check_host_flags_supported(node_->ctx, flags));
   const std::size_t origin = node_->origin + offset;
   if (!detail::is_multiple_of(origin, node_->ctx->info.base_align_bytes))
     return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
@@ -222,31 +186,14 @@ Result<NativeMem> Buffer::native() const noexcept {
 
 Result<void> Buffer::release() noexcept {
   if (node_ == nullptr) return {};
-  {
-    std::lock_guard<std::mutex> lock(node_->root->map_lock);
-    if (detail::open_mappings(node_) != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
-  }
+  EDGEMEM_TRY(detail::check_releasable(node_));
   drop();
   return {};
 }
 
 Result<void> Buffer::release(const Queue& q) noexcept {
   if (node_ == nullptr) return {};
-  detail::QueueNode* qn = detail::node_of(q);
-  if (qn == nullptr) return fail(Errc::released, "queue is released");
-  if (qn->ctx != node_->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
-  {
-    std::lock_guard<std::mutex> lock(node_->root->map_lock);
-    if (detail::open_mappings(node_) != 0) return fail(Errc::busy, "buffer is mapped; unmap before release");
-  }
-  if constexpr (detail::tracks_pending) {
-    Backend::NativeEvent marker{};
-    Backend::CommandEvents sync;
-    sync.out = &marker;
-    EDGEMEM_TRY(Backend::marker(qn->native, sync));
-    detail::record_pending(qn, detail::MemUse{node_, detail::ByteRange{0, node_->bytes}, true}, marker);
-    Backend::event_release(marker);
-  }
+  EDGEMEM_TRY(detail::order_release(detail::node_of(q), node_));
   drop();
   return {};
 }

@@ -10,9 +10,10 @@ using detail::Backend;
 
 namespace {
 
-/// A context node whose native handles `open_native(info)` provides. Errc: out_of_host_memory, or open_native's.
+/// A context node whose native handles `open_native(info)` provides (`borrowed`: AdoptMode::borrow), with
+/// its image format lists. Errc: out_of_host_memory, open_native's, or Backend::image_formats'.
 template <class OpenNative>
-Result<detail::ContextNode*> open_node(OpenNative&& open_native) noexcept {
+Result<detail::ContextNode*> open_node(OpenNative&& open_native, bool borrowed) noexcept {
   auto* node = detail::make_node<detail::ContextNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the context");
   auto native = open_native(node->info);
@@ -21,6 +22,20 @@ Result<detail::ContextNode*> open_node(OpenNative&& open_native) noexcept {
     return fail(native.error());
   }
   node->native = *native;
+  node->borrowed = borrowed;
+  if (node->info.caps.images) {  // the format lists, once: supported_formats() then asks no driver
+    for (unsigned t = 0; t < image_type_count; ++t) {
+      for (unsigned a = 0; a < format_access_count; ++a) {
+        auto listed = Backend::image_formats(node->native, static_cast<ImageType>(t), static_cast<FormatAccess>(a),
+                                             node->formats[t][a]);
+        if (!listed) {
+          if (!borrowed) Backend::context_release(node->native);
+          detail::destroy_node(node);
+          return fail(listed.error());
+        }
+      }
+    }
+  }
   detail::live_add(detail::Live::context, 1);
   return node;
 }
@@ -67,15 +82,15 @@ Result<DeviceSelector> resolve(const DeviceSelector& requested) noexcept {
 Result<Context> Context::create(const DeviceSelector& selector) noexcept {
   EDGEMEM_TRY_ASSIGN(const DeviceSelector sel, resolve(selector));
   EDGEMEM_TRY_ASSIGN(detail::ContextNode* n,
-                     open_node([&](DeviceInfo& info) { return Backend::context_create(sel, info); }));
+                     open_node([&](DeviceInfo& info) { return Backend::context_create(sel, info); }, false));
   return Context(n);
 }
 
 Result<Context> Context::adopt(const NativeContext& native, AdoptMode mode) noexcept {
   if (mode != AdoptMode::retain && mode != AdoptMode::borrow) return fail(Errc::invalid_argument, "unknown AdoptMode");
   EDGEMEM_TRY_ASSIGN(detail::ContextNode* n,
-                     open_node([&](DeviceInfo& info) { return Backend::context_adopt(native, mode, info); }));
-  n->borrowed = mode == AdoptMode::borrow;
+                     open_node([&](DeviceInfo& info) { return Backend::context_adopt(native, mode, info); },
+                               mode == AdoptMode::borrow));
   return Context(n);
 }
 

@@ -9,7 +9,7 @@ namespace edgemem {
 
 #if EDGEMEM_LIVE_COUNTERS
 namespace {
-std::atomic<std::int64_t> g_live[6];
+std::atomic<std::int64_t> g_live[8];
 }  // namespace
 
 void detail::live_add(Live kind, int delta) noexcept {
@@ -25,6 +25,8 @@ LiveObjects live_objects() noexcept {
   out.sub_buffers = get(detail::Live::sub_buffer);
   out.mappings = get(detail::Live::mapping);
   out.events = get(detail::Live::event);
+  out.images = get(detail::Live::image);
+  out.samplers = get(detail::Live::sampler);
   return out;
 }
 #else

@@ -1,10 +1,11 @@
-// Queue::map and the Mapping guard: slot bookkeeping that enforces the mapping rules on every backend.
+// Queue::map, Queue::map_image and the mapping guards: slot bookkeeping that enforces the mapping rules on every backend.
 #include <edgemem/mapping.hpp>
 #include <edgemem/queue.hpp>
 
 #include <cstdint>
 
 #include "core/checks.hpp"
+#include "core/image_checks.hpp"
 #include "core/live.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
@@ -24,13 +25,13 @@ struct Reserved {
 };
 
 /// Under the root's lock: the first open slot of any node of `root` (other than slot `skip` of node
-/// `self`) for which `match(slot)` holds, or null.
+/// `self`) for which `match(node, slot)` holds, or null.
 template <class Match>
 detail::MapSlot* find_open_slot(MemNode* root, const MemNode* self, unsigned skip, Match&& match) noexcept {
   for (MemNode* m = root->mapped_head; m != nullptr; m = m->maps->next) {
     for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
       if ((m->maps->used >> j & 1u) == 0 || (m == self && j == skip)) continue;
-      if (match(m->maps->slot[j])) return &m->maps->slot[j];
+      if (match(m, m->maps->slot[j])) return &m->maps->slot[j];
     }
   }
   return nullptr;
@@ -53,11 +54,14 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
   for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
     const std::uint64_t bit = std::uint64_t{1} << i;
     if ((n->maps->used & bit) != 0) continue;
+    // Images never share a native mapping: theirs is of the image object, with its own pitches.
     const detail::MapSlot* joined =
-        access != Access::read ? nullptr : find_open_slot(root, n, i, [&](const detail::MapSlot& o) {
-          return o.access == Access::read && !o.closing && o.queue == queue && o.host != nullptr &&
-                 o.native_begin <= range.begin && o.native_end >= range.end;
-        });
+        access != Access::read || n->image
+            ? nullptr
+            : find_open_slot(root, n, i, [&](const MemNode* m, const detail::MapSlot& o) {
+                return !m->image && o.access == Access::read && !o.closing && o.queue == queue && o.host != nullptr &&
+                       o.native_begin <= range.begin && o.native_end >= range.end;
+              });
     detail::MapSlot& slot = n->maps->slot[i];
     slot = detail::MapSlot{range.begin, range.end, nullptr, {}, 0, 0, range.begin, range.end, queue, access, false};
     const bool shared = joined != nullptr;
@@ -105,8 +109,8 @@ void release_slot(MemNode* n, unsigned index) noexcept {
 bool last_of_group(MemNode* n, unsigned index) noexcept {
   std::lock_guard<std::mutex> lock(n->root->map_lock);
   detail::MapSlot& slot = n->maps->slot[index];
-  detail::MapSlot* other =
-      find_open_slot(n->root, n, index, [&](const detail::MapSlot& o) { return o.native_id == slot.native_id; });
+  detail::MapSlot* other = find_open_slot(
+      n->root, n, index, [&](const MemNode*, const detail::MapSlot& o) { return o.native_id == slot.native_id; });
   if (other != nullptr) {
     other->native_count += slot.native_count;
     release_slot_locked(n, index);
@@ -124,8 +128,9 @@ void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) n
   slot.native = mapped;
   slot.host = mapped.host;
   slot.native_count = 1;
-  const detail::MapSlot* same = find_open_slot(n->root, n, index, [&](const detail::MapSlot& o) {
-    return !o.closing && o.native.host == mapped.host;
+  if (n->image) return;  // an image's native mapping is its own object's
+  const detail::MapSlot* same = find_open_slot(n->root, n, index, [&](const MemNode* m, const detail::MapSlot& o) {
+    return !m->image && !o.closing && o.native.host == mapped.host;
   });
   if (same != nullptr) slot.native_id = same->native_id;
 }
@@ -134,7 +139,7 @@ void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) n
 /// that keeps one record per address refuses them (invalid_argument): that answer is expected.
 Result<void> unmap_extra(detail::QueueNode* q, MemNode* n, const detail::MapSlot& slot) noexcept {
   for (unsigned k = 1; k < slot.native_count; ++k) {
-    auto done = Backend::unmap(q->native, n->root->native, slot.native, Backend::CommandEvents{});
+    auto done = Backend::unmap(q->native, detail::command_target(n), slot.native, Backend::CommandEvents{});
     if (!done && done.error().code != Errc::invalid_argument) return done;
   }
   return {};
@@ -181,6 +186,37 @@ Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, A
   detail::retain(n);
   detail::live_add(detail::Live::mapping, 1);
   return MappingBase(node_, n, r.slot, slot.host, bytes, access);
+}
+
+Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegion& region) noexcept {
+  EDGEMEM_TRY_ASSIGN(detail::ImageNode* n, detail::use_image(node_, img));
+  if (access != Access::read && access != Access::write && access != Access::write_discard)
+    return fail(Errc::invalid_argument, "unknown access");
+  EDGEMEM_TRY(detail::check_image_region(n, region));
+  EDGEMEM_TRY(detail::check_host_access(n->flags, access == Access::read, access != Access::read));
+  const ByteRange span = detail::image_span(n, region);
+  EDGEMEM_TRY_ASSIGN(const Reserved r,
+                     reserve_slot(n, ByteRange{n->origin + span.begin, n->origin + span.end}, access, node_->serial));
+  const detail::MemUse use{n, span, access != Access::read};
+  contract::MappedImage image{};
+  auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) -> Result<contract::Mapped> {
+    EDGEMEM_TRY_ASSIGN(image, Backend::map_image(node_->native, n->native, n->layout, access, region, s));
+    return image.mapped;
+  });
+  if (!mapped) {
+    release_slot(n, r.slot);
+    return fail(mapped.error());
+  }
+  settle_native(n, r.slot, *mapped);
+  const ImageType type = n->layout.desc.type;
+  const std::size_t e = n->layout.desc.format.pixel_bytes();
+  const ImageOrigin last{region.extent.x - 1, region.extent.y - 1, region.extent.z - 1};
+  const std::size_t bytes = contract::image_offset(type, e, image.row_pitch, image.slice_pitch, last) + e;
+  detail::retain(node_);
+  detail::retain(n);
+  detail::live_add(detail::Live::mapping, 1);
+  return ImageMapping(MappingBase(node_, n, r.slot, mapped->host, bytes, access), image.row_pitch, image.slice_pitch,
+                      region.extent, n->layout.desc.format, type == ImageType::image1d_array);
 }
 
 MappingBase::MappingBase(MappingBase&& other) noexcept
@@ -237,7 +273,7 @@ Result<void> MappingBase::close(Event* out) noexcept {
     const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
     done = detail::submit(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
-      return Backend::unmap(queue_->native, n->root->native, slot.native, s);
+      return Backend::unmap(queue_->native, detail::command_target(n), slot.native, s);
     });
     auto extra = unmap_extra(queue_, n, slot);
     if (done && !extra) done = fail(extra.error());

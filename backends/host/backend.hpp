@@ -21,12 +21,16 @@ namespace edgemem::backend {
 /// The host backend.
 struct Host : contract::BackendTypes {
   static constexpr const char* name = "host";  ///< DeviceInfo::backend
-  static constexpr unsigned groups = contract::group_device | contract::group_buffer;  ///< contract groups
+  static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_image;  ///< contract groups
   /// Every command has completed when its enqueue returns.
   static constexpr bool completes_at_enqueue = true;
 
   EDGEMEM_BACKEND_OPERATIONS(EDGEMEM_DECLARE_OPERATION)
 };
+
+/// True unless EDGEMEM_HOST_CAPS says rg=0 (host_caps_env builds): the host device lists R and RG
+/// image formats (host_device.cpp).
+bool host_rg_formats() noexcept;
 
 /// The backend this folder builds (src/contract/active.hpp).
 using Selected = Host;

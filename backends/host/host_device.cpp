@@ -14,6 +14,12 @@ namespace edgemem::backend {
 namespace {
 const char kHostDevice = 0;
 
+/// What EDGEMEM_HOST_CAPS configures: the capabilities, and whether R and RG image formats are listed.
+struct HostConfig {
+  Capabilities caps{};
+  bool rg_formats = true;
+};
+
 constexpr std::size_t host_max_alloc() noexcept {
 #if EDGEMEM_ALLOCATOR_STATIC
   return EDGEMEM_STATIC_ARENA_BYTES < EDGEMEM_HOST_MAX_ALLOC_BYTES ? EDGEMEM_STATIC_ARENA_BYTES
@@ -28,37 +34,64 @@ void copy_text(char (&dst)[128], const char* src) noexcept {
   dst[sizeof dst - 1] = '\0';
 }
 
-/// The host device's capabilities: everything it implements, less what EDGEMEM_HOST_CAPS turns off in
+/// The host device's configuration: everything it implements, less what EDGEMEM_HOST_CAPS turns off in
 /// builds with -Dhost_caps_env=true (test builds)
 /// (a comma-separated list of fill=<0|1|2|...|128>, migration=<0|1>, host_access_flags=<0|1>,
-/// unified_memory=<0|1>), so tests reach the "lacks" path of each capability without a second device.
+/// unified_memory=<0|1>, images=<0|1>, image_from_buffer=<0|1>, rg=<0|1> (R and RG image formats)),
+/// so tests reach the "lacks" path of each capability without a second device.
 /// Errc: invalid_argument (a malformed list).
-Result<Capabilities> host_caps() noexcept {
-  Capabilities caps;
+Result<HostConfig> host_config() noexcept {
+  HostConfig cfg;
+  Capabilities& caps = cfg.caps;
   caps.max_fill_pattern_bytes = 128;
   caps.unified_memory = caps.migration = caps.host_access_flags = true;
+  caps.images = caps.image_from_buffer = true;
 #if EDGEMEM_HOST_CAPS_ENV
-  static const char* const kNames[] = {"fill=", "migration=", "host_access_flags=", "unified_memory="};
-  bool* const flags[] = {nullptr, &caps.migration, &caps.host_access_flags, &caps.unified_memory};
+  static const char* const kNames[] = {"fill=", "migration=", "host_access_flags=", "unified_memory=",
+                                       "images=", "image_from_buffer=", "rg="};
+  constexpr unsigned kCount = sizeof kNames / sizeof kNames[0];
+  bool* const flags[] = {nullptr, &caps.migration, &caps.host_access_flags, &caps.unified_memory,
+                         &caps.images, &caps.image_from_buffer, &cfg.rg_formats};
   for (const char* p = std::getenv("EDGEMEM_HOST_CAPS"); p != nullptr && *p != '\0';) {
     unsigned i = 0;
-    while (i < 4 && std::strncmp(p, kNames[i], std::strlen(kNames[i])) != 0) ++i;
+    while (i < kCount && std::strncmp(p, kNames[i], std::strlen(kNames[i])) != 0) ++i;
     char* end = nullptr;
-    const unsigned long v = i < 4 ? std::strtoul(p + std::strlen(kNames[i]), &end, 10) : 0;
-    const bool ok = i < 4 && end != p + std::strlen(kNames[i]) && (*end == '\0' || *end == ',') &&
+    const unsigned long v = i < kCount ? std::strtoul(p + std::strlen(kNames[i]), &end, 10) : 0;
+    const bool ok = i < kCount && end != p + std::strlen(kNames[i]) && (*end == '\0' || *end == ',') &&
                     (i == 0 ? v <= 128 && (v & (v - 1)) == 0 : v <= 1);
     if (!ok)
       return fail(Errc::invalid_argument,
                   "EDGEMEM_HOST_CAPS: expected name=value items: fill=0..128 (a power of two), "
-                  "migration, host_access_flags, unified_memory (0 or 1)");
+                  "migration, host_access_flags, unified_memory, images, image_from_buffer, rg (0 or 1)");
     if (i == 0) caps.max_fill_pattern_bytes = v;
     else *flags[i] = v == 1;
     p = *end == ',' ? end + 1 : end;
   }
 #endif
-  return caps;
+  caps.image_from_buffer = caps.image_from_buffer && caps.images;
+  return cfg;
+}
+
+/// The host device's image limits (OpenCL 1.2's minimums raised to what host memory allows).
+ImageLimits host_image_limits(const Capabilities& caps) noexcept {
+  ImageLimits l;
+  if (!caps.images) return l;
+  l.max_width_2d = l.max_height_2d = 16384;
+  l.max_width_3d = l.max_height_3d = l.max_depth_3d = 2048;
+  l.max_array_size = 2048;
+  l.max_buffer_pixels = std::size_t{1} << 27;
+  if (caps.image_from_buffer) {
+    l.pitch_align_pixels = 4;
+    l.base_align_pixels = 16;
+  }
+  return l;
 }
 }  // namespace
+
+bool host_rg_formats() noexcept {
+  auto cfg = host_config();
+  return cfg && cfg->rg_formats;
+}
 
 Result<void> Host::device_census(DeviceType type, DeviceCensus& out) noexcept {
   out = DeviceCensus{};
@@ -72,7 +105,9 @@ Result<Host::NativeContext> Host::context_create(const DeviceSelector& sel, Devi
     return fail(Errc::unsupported, "the host backend has only a cpu device");
   if (sel.platform_index > 0) return fail(Errc::invalid_argument, "platform index out of range (host has 1)");
   if (sel.device_index > 0) return fail(Errc::invalid_argument, "device index out of range (host has 1)");
-  EDGEMEM_TRY_ASSIGN(info.caps, host_caps());
+  EDGEMEM_TRY_ASSIGN(const HostConfig cfg, host_config());
+  info.caps = cfg.caps;
+  info.image_limits = host_image_limits(cfg.caps);
   copy_text(info.name, "edgemem host (emulated device)");
   copy_text(info.version, "edgemem host backend " EDGEMEM_VERSION);
   info.backend = name;

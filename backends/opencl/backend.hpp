@@ -24,7 +24,7 @@ namespace edgemem::backend {
 /// The OpenCL backend.
 struct OpenCL : contract::BackendTypes {
   static constexpr const char* name = "opencl";  ///< DeviceInfo::backend
-  static constexpr unsigned groups = contract::group_device | contract::group_buffer;  ///< contract groups
+  static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_image;  ///< contract groups
   /// Commands run asynchronously on the device.
   static constexpr bool completes_at_enqueue = false;
 

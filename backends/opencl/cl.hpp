@@ -37,6 +37,16 @@ inline Triple origin_of(const RectSide& s) noexcept { return Triple{{s.origin.x,
 /// A rect region as {x, y, z}.
 inline Triple region_of(const Extent3& r) noexcept { return Triple{{r.x, r.y, r.z}}; }
 
+/// The access bits of `flags` as cl_mem_flags (CL_MEM_READ_WRITE when no device access is given).
+cl_mem_flags access_flags(MemFlags flags) noexcept;
+/// The cl_map_flags of an Access.
+cl_map_flags map_flags(Access access) noexcept;
+/// The MemFlags of a memory object's cl_mem_flags.
+MemFlags flags_from_cl(cl_mem_flags f) noexcept;
+/// Fills `limits` for `device` (whose `caps` are known). Errc: as the driver answers.
+/// Clears caps.image_from_buffer when the device reports no view alignments.
+[[nodiscard]] Result<void> describe_image_limits(cl_device_id device, Capabilities& caps, ImageLimits& limits) noexcept;
+
 /// True when the name of the platform behind queue `q` contains `needle` (for driver workarounds).
 bool queue_platform_is(cl_command_queue q, const char* needle) noexcept;
 

@@ -112,7 +112,8 @@ Result<void> describe(cl_device_id d, DeviceInfo& info) noexcept {
   info.max_alloc_bytes = to_size(max_alloc);
   info.global_mem_bytes = to_size(global);
   info.base_align_bytes = align_bits >= 8 ? align_bits / 8 : 1;  // the query is in bits
-  return cl::describe_caps(d, info.version_major * 10 + (info.version_minor < 10 ? info.version_minor : 9), info.caps);
+  EDGEMEM_TRY(cl::describe_caps(d, info.version_major * 10 + (info.version_minor < 10 ? info.version_minor : 9), info.caps));
+  return cl::describe_image_limits(d, info.caps, info.image_limits);
 }
 
 }  // namespace

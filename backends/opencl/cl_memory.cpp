@@ -7,16 +7,44 @@
 
 namespace edgemem::backend {
 
+namespace cl {
+
+cl_mem_flags access_flags(MemFlags flags) noexcept {
+  cl_mem_flags f = 0;
+  if (has(flags, MemFlags::read_only)) f |= CL_MEM_READ_ONLY;
+  else if (has(flags, MemFlags::write_only)) f |= CL_MEM_WRITE_ONLY;
+  else f |= CL_MEM_READ_WRITE;
+  if (has(flags, MemFlags::host_read_only)) f |= CL_MEM_HOST_READ_ONLY;
+  if (has(flags, MemFlags::host_write_only)) f |= CL_MEM_HOST_WRITE_ONLY;
+  if (has(flags, MemFlags::host_no_access)) f |= CL_MEM_HOST_NO_ACCESS;
+  return f;
+}
+
+cl_map_flags map_flags(Access access) noexcept {
+  switch (access) {
+    case Access::read: return CL_MAP_READ;
+    case Access::write: return CL_MAP_READ | CL_MAP_WRITE;
+    case Access::write_discard: return CL_MAP_WRITE_INVALIDATE_REGION;
+  }
+  return CL_MAP_READ | CL_MAP_WRITE;
+}
+
+MemFlags flags_from_cl(cl_mem_flags f) noexcept {
+  MemFlags flags = MemFlags::read_write;
+  if (f & CL_MEM_READ_ONLY) flags = MemFlags::read_only;
+  else if (f & CL_MEM_WRITE_ONLY) flags = MemFlags::write_only;
+  if (f & CL_MEM_HOST_READ_ONLY) flags = flags | MemFlags::host_read_only;
+  else if (f & CL_MEM_HOST_WRITE_ONLY) flags = flags | MemFlags::host_write_only;
+  else if (f & CL_MEM_HOST_NO_ACCESS) flags = flags | MemFlags::host_no_access;
+  return flags;
+}
+
+}  // namespace cl
+
 namespace {
 
 cl_mem_flags cl_flags_of(const OpenCL::MemDesc& desc) noexcept {
-  cl_mem_flags f = 0;
-  if (has(desc.flags, MemFlags::read_only)) f |= CL_MEM_READ_ONLY;
-  else if (has(desc.flags, MemFlags::write_only)) f |= CL_MEM_WRITE_ONLY;
-  else f |= CL_MEM_READ_WRITE;
-  if (has(desc.flags, MemFlags::host_read_only)) f |= CL_MEM_HOST_READ_ONLY;
-  if (has(desc.flags, MemFlags::host_write_only)) f |= CL_MEM_HOST_WRITE_ONLY;
-  if (has(desc.flags, MemFlags::host_no_access)) f |= CL_MEM_HOST_NO_ACCESS;
+  cl_mem_flags f = cl::access_flags(desc.flags);
   if (desc.use_host != nullptr) {
     f |= CL_MEM_USE_HOST_PTR;  // exclusive with ALLOC_HOST_PTR and COPY_HOST_PTR
   } else {
@@ -26,14 +54,6 @@ cl_mem_flags cl_flags_of(const OpenCL::MemDesc& desc) noexcept {
   return f;
 }
 
-cl_map_flags map_flags_of(Access access) noexcept {
-  switch (access) {
-    case Access::read: return CL_MAP_READ;
-    case Access::write: return CL_MAP_READ | CL_MAP_WRITE;
-    case Access::write_discard: return CL_MAP_WRITE_INVALIDATE_REGION;
-  }
-  return CL_MAP_READ | CL_MAP_WRITE;
-}
 
 }  // namespace
 
@@ -73,15 +93,6 @@ Result<T> mem_info(cl_mem mem, cl_mem_info param) noexcept {
   return value;
 }
 
-MemFlags mem_flags_of(cl_mem_flags f) noexcept {
-  MemFlags flags = MemFlags::read_write;
-  if (f & CL_MEM_READ_ONLY) flags = MemFlags::read_only;
-  else if (f & CL_MEM_WRITE_ONLY) flags = MemFlags::write_only;
-  if (f & CL_MEM_HOST_READ_ONLY) flags = flags | MemFlags::host_read_only;
-  else if (f & CL_MEM_HOST_WRITE_ONLY) flags = flags | MemFlags::host_write_only;
-  else if (f & CL_MEM_HOST_NO_ACCESS) flags = flags | MemFlags::host_no_access;
-  return flags;
-}
 
 }  // namespace
 
@@ -102,7 +113,7 @@ Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem mem, AdoptMod
   if (mode == AdoptMode::retain) EDGEMEM_TRY(cl::check(clRetainMemObject(mem)));
   AdoptedMem a;
   a.bytes = bytes;
-  a.flags = mem_flags_of(f);
+  a.flags = cl::flags_from_cl(f);
   a.wrapped = (f & CL_MEM_USE_HOST_PTR) != 0;
   a.host = host;
   a.storage = a.wrapped ? Storage::host : (f & CL_MEM_ALLOC_HOST_PTR) != 0 ? Storage::shared : Storage::device;
@@ -122,7 +133,7 @@ Result<OpenCL::Mapped> OpenCL::map(NativeQueue q, const NativeMem& mem, Access a
                                    std::size_t bytes, const CommandEvents& sync) noexcept {
   const cl::WaitList w = cl::waits_of(sync);
   cl_int status = CL_SUCCESS;
-  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, map_flags_of(access), offset, bytes, w.count, w.events, nullptr, &status);
+  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, cl::map_flags(access), offset, bytes, w.count, w.events, nullptr, &status);
   if (status == CL_INVALID_OPERATION && access == Access::write) {
     // A host_write_only buffer refuses CL_MAP_READ; edgemem allows Access::write on it, so map it
     // CL_MAP_WRITE only (the mapped bytes still reflect the device on 1.2 drivers).

@@ -13,6 +13,7 @@
 namespace edgemem {
 
 class Queue;
+class Image;
 
 
 /// A buffer or sub-buffer.
@@ -40,6 +41,10 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// A new buffer with the size, storage and flags of `other` (a fresh root; contents not copied).
   /// Errc: released (other), out_of_device_memory, out_of_host_memory.
   [[nodiscard]] static Result<Buffer> like(const Buffer& other) noexcept;
+  /// A new buffer of `image`'s bytes (Image::size(): its pixels at its row and slice pitch), with its
+  /// storage and flags (lluvia's createBufferLike). Errc: released (image), out_of_device_memory,
+  /// out_of_host_memory.
+  [[nodiscard]] static Result<Buffer> like(const Image& image) noexcept;
   /// Interop: wraps a buffer or sub-buffer made elsewhere on `ctx`'s context (a cl_mem). AdoptMode::retain
   /// takes a reference of its own (the caller keeps and releases its own); AdoptMode::borrow takes none
   /// and releases nothing (the caller keeps the cl_mem alive while this buffer and its views live).

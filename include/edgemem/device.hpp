@@ -68,6 +68,23 @@ struct Capabilities {
   bool host_access_flags = false;          ///< MemFlags::host_* are honoured (OpenCL 1.2 and newer)
 };
 
+/// The device's image limits (all 0 when it has no images). Extents in pixels.
+struct ImageLimits {
+  std::size_t max_width_2d = 0;          ///< widest 1D, 1D-array, 2D or 2D-array image (CL_DEVICE_IMAGE2D_MAX_WIDTH)
+  std::size_t max_height_2d = 0;         ///< tallest 2D or 2D-array image
+  std::size_t max_width_3d = 0;          ///< widest 3D image
+  std::size_t max_height_3d = 0;         ///< tallest 3D image
+  std::size_t max_depth_3d = 0;          ///< deepest 3D image
+  std::size_t max_array_size = 0;        ///< most layers of an array image
+  std::size_t max_buffer_pixels = 0;     ///< widest 1D-buffer image (CL_DEVICE_IMAGE_MAX_BUFFER_SIZE)
+  /// 2D image views of buffers (caps.image_from_buffer): row pitch alignment in pixels
+  /// (CL_DEVICE_IMAGE_PITCH_ALIGNMENT; 0: the device cannot make them).
+  unsigned pitch_align_pixels = 0;
+  /// 2D image views of buffers: the buffer's device address alignment in pixels
+  /// (CL_DEVICE_IMAGE_BASE_ADDRESS_ALIGNMENT; 0: the device cannot make them).
+  unsigned base_align_pixels = 0;
+};
+
 /// Properties of the device behind a Context.
 struct DeviceInfo {
   char name[128] = {};                   ///< device name, NUL-terminated (truncated if longer)
@@ -79,6 +96,7 @@ struct DeviceInfo {
   unsigned version_major = 0;            ///< the device's API version (OpenCL's on OpenCL; the host backend reports 1.2)
   unsigned version_minor = 0;            ///< minor part of version_major
   Capabilities caps{};                   ///< what the device can do beyond the required operations
+  ImageLimits image_limits{};            ///< image extents and view alignments (caps.images)
 };
 
 }  // namespace edgemem

@@ -21,9 +21,11 @@ struct LiveObjects {
   std::int64_t sub_buffers = 0;  ///< sub-buffers (sub(), pool blocks, heap buffers, adopted sub-buffers)
   std::int64_t mappings = 0;     ///< open mappings (Queue::map not yet unmapped)
   std::int64_t events = 0;       ///< Events returned by *_async calls and not yet released
+  std::int64_t images = 0;       ///< images and image views (Image::create, from_host, like, view, adopt)
+  std::int64_t samplers = 0;     ///< Sampler::create not yet released
   /// Sum of every counter (0 when nothing is live).
   [[nodiscard]] constexpr std::int64_t total() const noexcept {
-    return contexts + queues + buffers + sub_buffers + mappings + events;
+    return contexts + queues + buffers + sub_buffers + mappings + events + images + samplers;
   }
 };
 

@@ -31,7 +31,10 @@
 #include <edgemem/context.hpp>
 #include <edgemem/event.hpp>
 #include <edgemem/flags.hpp>
+#include <edgemem/image.hpp>
+#include <edgemem/image_mapping.hpp>
 #include <edgemem/mapping.hpp>
+#include <edgemem/pixel.hpp>
 #include <edgemem/rect.hpp>
 #include <edgemem/result.hpp>
 
@@ -183,6 +186,70 @@ class Queue : public detail::Handle<detail::QueueNode> {
   template <class T = const std::byte, std::enable_if_t<std::is_const_v<T>, int> = 0>
   [[nodiscard]] Result<Mapping<T>> map(const Buffer& buf, Access access) noexcept {
     return map<T>(buf, access, 0, buf.size());
+  }
+
+  // Images (image.hpp): origins, extents and regions in pixels; the same checks, ordering and mapping
+  // rules as buffers, an image's bytes being the span from its region's first to last pixel (a view:
+  // in its buffer). Every call below also answers Errc::released for a released image or buffer and
+  // invalid_argument for one of another context.
+
+  /// Writes `region` of `dst` from host memory `src` (`src_bytes` long, laid out with `pitch`).
+  /// Errc: invalid_argument (src null, a region extent 0, a bad pitch: see HostPitch), out_of_range
+  /// (region past the image, or the layout past src_bytes), overlap (src in the caller memory a wrapped
+  /// buffer under a view uses), access_denied (host_read_only or host_no_access), busy.
+  [[nodiscard]] Result<void> write_image(Image& dst, const ImageRegion& region, const void* src, std::size_t src_bytes,
+                                         HostPitch pitch = {}) noexcept;
+  /// Async write_image(); `src` must stay valid until the event completes. Errc: as write_image(), plus the wait list's.
+  [[nodiscard]] Result<Event> write_image_async(Image& dst, const ImageRegion& region, const void* src,
+                                                std::size_t src_bytes, HostPitch pitch = {}, WaitList waits = {}) noexcept;
+  /// Reads `region` of `src` into host memory `dst` (`dst_bytes` long, laid out with `pitch`).
+  /// Errc: as write_image() (access_denied: host_write_only or host_no_access).
+  [[nodiscard]] Result<void> read_image(const Image& src, const ImageRegion& region, void* dst, std::size_t dst_bytes,
+                                        HostPitch pitch = {}) noexcept;
+  /// Async read_image(). Errc: as read_image(), plus the wait list's.
+  [[nodiscard]] Result<Event> read_image_async(const Image& src, const ImageRegion& region, void* dst,
+                                               std::size_t dst_bytes, HostPitch pitch = {}, WaitList waits = {}) noexcept;
+  /// Copies `dst_region.extent` pixels from `src` at `src_origin` to `dst_region` of `dst`. Errc:
+  /// invalid_argument (formats differ, an extent 0), out_of_range (either region past its image),
+  /// overlap (the regions share pixels of one image, or bytes of one buffer under two views), busy.
+  [[nodiscard]] Result<void> copy_image(const Image& src, Image& dst, ImageOrigin src_origin,
+                                        const ImageRegion& dst_region) noexcept;
+  /// Async copy_image(). Errc: as copy_image(), plus the wait list's.
+  [[nodiscard]] Result<Event> copy_image_async(const Image& src, Image& dst, ImageOrigin src_origin,
+                                               const ImageRegion& dst_region, WaitList waits = {}) noexcept;
+  /// Fills `region` of `dst` with `color` (its kind must be the format's: Color::floats for normalised
+  /// and float formats, ints / uints for the integer ones), converted by OpenCL's rules (pixel.hpp).
+  /// Errc: invalid_argument (color kind, an extent 0), out_of_range, access_denied (host_read_only or
+  /// host_no_access: a fill counts as a host write, as for buffers), busy.
+  [[nodiscard]] Result<void> fill_image(Image& dst, const Color& color, const ImageRegion& region) noexcept;
+  /// Async fill_image(). Errc: as fill_image(), plus the wait list's.
+  [[nodiscard]] Result<Event> fill_image_async(Image& dst, const Color& color, const ImageRegion& region,
+                                               WaitList waits = {}) noexcept;
+  /// Copies `region` of `src` to `dst` at byte `dst_offset`, pixels tightly packed (row after row,
+  /// slice after slice). Errc: invalid_argument (an extent 0), out_of_range (region past the image or
+  /// the bytes past the buffer), overlap (the buffer's bytes and the image's share a root: a view of
+  /// it), busy.
+  [[nodiscard]] Result<void> copy_image_to_buffer(const Image& src, const ImageRegion& region, Buffer& dst,
+                                                  std::size_t dst_offset) noexcept;
+  /// Async copy_image_to_buffer(). Errc: as copy_image_to_buffer(), plus the wait list's.
+  [[nodiscard]] Result<Event> copy_image_to_buffer_async(const Image& src, const ImageRegion& region, Buffer& dst,
+                                                         std::size_t dst_offset, WaitList waits = {}) noexcept;
+  /// Copies tightly packed pixels from `src` at byte `src_offset` into `region` of `dst`. Errc: as
+  /// copy_image_to_buffer().
+  [[nodiscard]] Result<void> copy_buffer_to_image(const Buffer& src, std::size_t src_offset, Image& dst,
+                                                  const ImageRegion& region) noexcept;
+  /// Async copy_buffer_to_image(). Errc: as copy_buffer_to_image(), plus the wait list's.
+  [[nodiscard]] Result<Event> copy_buffer_to_image_async(const Buffer& src, std::size_t src_offset, Image& dst,
+                                                         const ImageRegion& region, WaitList waits = {}) noexcept;
+  /// Maps `region` of `img` (blocking) under the mapping rules of mapping.hpp, the image's bytes being
+  /// its region's span. The guard reports the row and slice pitch the map really has (a device may map
+  /// with pitches other than the image's). Errc: invalid_argument (unknown Access, an extent 0),
+  /// out_of_range, access_denied (as Queue::map), busy (conflicting mapping), exhausted, out_of_host_memory,
+  /// backend_failure.
+  [[nodiscard]] Result<ImageMapping> map_image(Image& img, Access access, const ImageRegion& region) noexcept;
+  /// Maps the whole of `img`. Errc: as the ranged map_image().
+  [[nodiscard]] Result<ImageMapping> map_image(Image& img, Access access) noexcept {
+    return map_image(img, access, img.region());
   }
 
   /// Native queue (cl_command_queue on OpenCL) for interop.

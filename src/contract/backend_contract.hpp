@@ -59,8 +59,32 @@
 /// - unmap(q, mem, mapped, ev): undoes one map, handing back what map returned; blocking (the write-back
 ///   has completed on return) or async when ev.out is set.
 ///
-/// image, svm, external (optional): declared in contract::Group so capabilities and backends can name
-/// them; their operations are added to the lists below with the issues that build them (#15, #16, #17).
+/// image (optional; the common layer calls it only when DeviceInfo::caps.images). Extents, origins and
+/// regions are in pixels (ImageOrigin/ImageExtent: for a 1D array y is the layer, for a 2D array z);
+/// every operation gets the image's ImageLayout; images are never views for commands: `image` is the
+/// image's own native object (for an image view, the one image_from_buffer made).
+/// - image_formats(ctx, type, access, out): the formats the device supports for images of `type`
+///   used with `access` (called at context creation; formats outside ImageFormat are left out).
+/// - image_create(ctx, desc): an image of desc.layout (pitches tight), initial pixels from
+///   desc.copy_from with desc.host pitches. An image1d_buffer is never made here (the common layer
+///   makes the buffer and calls image_from_buffer). Errc: out_of_device_memory, out_of_host_memory,
+///   unsupported (format refused by the driver).
+/// - image_from_buffer(ctx, buffer, layout, flags): a 2D (layout.row_pitch apart) or 1D-buffer image over
+///   the native buffer object `buffer` (a root or a sub-object), alignment already checked.
+///   Errc: misaligned, unsupported, out_of_host_memory.
+/// - image_adopt(ctx, image, mode, out): describes an image made elsewhere (reference taken when
+///   retain). Errc: invalid_argument (null, other context, not an image), unsupported.
+/// - write_image, read_image (host memory laid out with `pitch`, resolved, never 0), copy_image (the
+///   same extent from src at src_origin to dst_region; formats equal), fill_image (`color` of the
+///   format's ColorKind, converted by OpenCL's rules), copy_image_to_buffer / copy_buffer_to_image
+///   (the buffer side tightly packed at `offset` of a root object), map_image (blocking; reports the
+///   mapping's pitches; undone by the buffer group's unmap with the image's native object).
+///   Errc: out_of_device_memory, out_of_host_memory; access_denied as for buffers.
+/// - sampler_create(ctx, desc, version): a sampler (desc checked valid; `version` is the device's
+///   major * 10 + minor: 20 and above may use the properties call). sampler_release(s) drops it.
+///
+/// svm, external (optional): declared in contract::Group so capabilities and backends can name
+/// them; their operations are added to the lists below with the issues that build them (#16, #17).
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -129,8 +153,45 @@
   X(buffer, unmap, after, backend_failure, Result<void>,                                                       \
     (NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& ev))
 
+/// The operations of the image group (same columns as EDGEMEM_DEVICE_OPERATIONS).
+#define EDGEMEM_IMAGE_OPERATIONS(X)                                                                             \
+  X(image, image_formats, before, out_of_host_memory, Result<void>,                                            \
+    (const NativeContext& ctx, ImageType type, FormatAccess access, FormatSet& out))                            \
+  X(image, image_create, before, out_of_device_memory, Result<NativeMem>,                                      \
+    (const NativeContext& ctx, const ImageCreate& desc))                                                        \
+  X(image, image_from_buffer, before, out_of_host_memory, Result<NativeMem>,                                   \
+    (const NativeContext& ctx, const NativeMem& buffer, const ImageLayout& layout, MemFlags flags))              \
+  X(image, image_adopt, before, out_of_host_memory, Result<void>,                                              \
+    (const NativeContext& ctx, NativeMem image, AdoptMode mode, AdoptedImage& out))                             \
+  X(image, write_image, before, out_of_device_memory, Result<void>,                                            \
+    (NativeQueue q, const NativeMem& image, const ImageLayout& layout, const ImageRegion& region,               \
+     const void* src, const HostPitch& pitch, const CommandEvents& ev))                                         \
+  X(image, read_image, before, out_of_device_memory, Result<void>,                                             \
+    (NativeQueue q, const NativeMem& image, const ImageLayout& layout, const ImageRegion& region, void* dst,    \
+     const HostPitch& pitch, const CommandEvents& ev))                                                          \
+  X(image, copy_image, before, out_of_device_memory, Result<void>,                                             \
+    (NativeQueue q, const NativeMem& src, const ImageLayout& src_layout, const NativeMem& dst,                  \
+     const ImageLayout& dst_layout, const ImageOrigin& src_origin, const ImageRegion& dst_region,               \
+     const CommandEvents& ev))                                                                                  \
+  X(image, fill_image, before, out_of_device_memory, Result<void>,                                             \
+    (NativeQueue q, const NativeMem& image, const ImageLayout& layout, const Color& color,                      \
+     const ImageRegion& region, const CommandEvents& ev))                                                       \
+  X(image, copy_image_to_buffer, before, out_of_device_memory, Result<void>,                                   \
+    (NativeQueue q, const NativeMem& image, const ImageLayout& layout, const ImageRegion& region,               \
+     const NativeMem& buffer, std::size_t offset, const CommandEvents& ev))                                     \
+  X(image, copy_buffer_to_image, before, out_of_device_memory, Result<void>,                                   \
+    (NativeQueue q, const NativeMem& buffer, std::size_t offset, const NativeMem& image,                        \
+     const ImageLayout& layout, const ImageRegion& region, const CommandEvents& ev))                            \
+  X(image, map_image, before, backend_failure, Result<MappedImage>,                                            \
+    (NativeQueue q, const NativeMem& image, const ImageLayout& layout, Access access, const ImageRegion& region, \
+     const CommandEvents& ev))                                                                                  \
+  X(image, sampler_create, before, out_of_host_memory, Result<NativeSampler>,                                  \
+    (const NativeContext& ctx, const SamplerDesc& desc, unsigned version))                                      \
+  X(image, sampler_release, never, released, void, (NativeSampler s))
+
 /// Every operation of every group, in one list (the fault wrapper and the checks expand it).
-#define EDGEMEM_BACKEND_OPERATIONS(X) EDGEMEM_DEVICE_OPERATIONS(X) EDGEMEM_BUFFER_OPERATIONS(X)
+#define EDGEMEM_BACKEND_OPERATIONS(X) \
+  EDGEMEM_DEVICE_OPERATIONS(X) EDGEMEM_BUFFER_OPERATIONS(X) EDGEMEM_IMAGE_OPERATIONS(X)
 
 /// Inside a backend struct: declares one operation with the contract's signature, e.g.
 /// `EDGEMEM_DEVICE_OPERATIONS(EDGEMEM_DECLARE_OPERATION)`. The types it names (NativeQueue,
@@ -152,6 +213,11 @@ struct BackendTypes {
   using MemDesc = contract::MemDesc;             ///< types.hpp
   using AdoptedMem = contract::AdoptedMem;       ///< types.hpp
   using Mapped = contract::Mapped;               ///< types.hpp
+  using NativeSampler = edgemem::NativeSampler;  ///< native.hpp
+  using ImageLayout = contract::ImageLayout;     ///< types.hpp
+  using ImageCreate = contract::ImageCreate;     ///< types.hpp
+  using AdoptedImage = contract::AdoptedImage;   ///< types.hpp
+  using MappedImage = contract::MappedImage;     ///< types.hpp
 };
 
 /// How the fault-injecting wrapper treats an operation (the `fault` column).

@@ -5,7 +5,10 @@
 #include <cstdint>
 
 #include <edgemem/flags.hpp>
+#include <edgemem/image.hpp>
 #include <edgemem/native.hpp>
+#include <edgemem/pixel.hpp>
+#include <edgemem/sampler.hpp>
 
 namespace edgemem::contract {
 
@@ -14,7 +17,7 @@ namespace edgemem::contract {
 enum Group : unsigned {
   group_device = 1u << 0,    ///< devices, contexts, queues, events, marker
   group_buffer = 1u << 1,    ///< linear memory objects, transfers, maps
-  group_image = 1u << 2,     ///< images and samplers (operations come with the images issue, #15)
+  group_image = 1u << 2,     ///< images and samplers (EDGEMEM_IMAGE_OPERATIONS)
   group_svm = 1u << 3,       ///< shared virtual memory (operations come with the SVM issue, #16)
   group_external = 1u << 4,  ///< external memory, IPC (operations come with the external memory issue, #17)
 };
@@ -57,6 +60,44 @@ struct AdoptedMem {
 struct Mapped {
   void* host = nullptr;       ///< first mapped byte
   std::uintptr_t state = 0;   ///< backend-private per-mapping state (0 when it needs none)
+};
+
+/// Byte offset of pixel `o` in memory laid out with pitches `row` and `slice` (bytes) for an image
+/// of `type` with `pixel_bytes`-byte pixels: x * pixel_bytes + y * row + z * slice, except that a 1D
+/// array's y is its layer, `slice` apart (OpenCL's convention for host memory and for views).
+constexpr std::size_t image_offset(ImageType type, std::size_t pixel_bytes, std::size_t row, std::size_t slice,
+                                   const ImageOrigin& o) noexcept {
+  return o.x * pixel_bytes + o.y * (type == ImageType::image1d_array ? slice : row) + o.z * slice;
+}
+
+/// An image's shape and storage layout: what every image operation is told about the image.
+struct ImageLayout {
+  ImageDesc desc{};             ///< type, format, extents (checked: valid, within the device's limits)
+  std::size_t row_pitch = 0;    ///< bytes between rows of its storage (a view's pitch; else width * pixel bytes)
+  std::size_t slice_pitch = 0;  ///< bytes between slices or layers (a 1D array: row_pitch; 1D and 2D: rows * row_pitch)
+};
+
+/// What image_create makes.
+struct ImageCreate {
+  ImageLayout layout{};                   ///< shape; pitches tight (the host backend allocates them)
+  Storage storage = Storage::device;      ///< placement
+  MemFlags flags = MemFlags::read_write;  ///< access flags, already checked
+  const void* copy_from = nullptr;        ///< initial pixels, laid out with `host` pitches, or null
+  HostPitch host{};                       ///< copy_from's pitches, resolved (never 0)
+};
+
+/// What image_adopt learned about an image made elsewhere.
+struct AdoptedImage {
+  ImageLayout layout{};                   ///< shape (pitches as the image reports them)
+  Storage storage = Storage::device;      ///< placement
+  MemFlags flags = MemFlags::read_write;  ///< access flags
+};
+
+/// One native image mapping: the mapping, and the pitches it really has.
+struct MappedImage {
+  Mapped mapped{};              ///< first pixel of the mapped region, and the backend's state
+  std::size_t row_pitch = 0;    ///< bytes between mapped rows
+  std::size_t slice_pitch = 0;  ///< bytes between mapped slices or layers (0 for 1D and 2D)
 };
 
 }  // namespace edgemem::contract

@@ -5,7 +5,7 @@
 namespace edgemem::detail {
 
 /// What a live_add() call counts (one counter of LiveObjects each).
-enum class Live : unsigned { context, queue, buffer, sub_buffer, mapping, event };
+enum class Live : unsigned { context, queue, buffer, sub_buffer, mapping, event, image, sampler };
 
 #if EDGEMEM_LIVE_COUNTERS
 /// Adds `delta` (+1 created, -1 released) to the counter of `kind`.

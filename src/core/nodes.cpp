@@ -31,7 +31,7 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
   n->storage = parent->storage;
   n->flags = flags;
   n->wrapped = parent->wrapped;
-  live_add(Live::sub_buffer, 1);
+  live_add(n->image ? Live::image : Live::sub_buffer, 1);
 }
 
 Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
@@ -87,7 +87,7 @@ void unref(MemNode* n) noexcept {
     }
     if (!n->borrowed) Backend::mem_release(n->native);
     destroy_pending_table(n->pending);
-    live_add(n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
+    live_add(n->image ? Live::image : n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;
     if (n->maps != nullptr && parent != nullptr && n->ownership == NodeOwnership::none) {
@@ -103,6 +103,8 @@ void unref(MemNode* n) noexcept {
       std::lock_guard<std::mutex> lock(n->root->map_lock);
       NodeOwner* heap = n->owner.load(std::memory_order_relaxed);
       heap->take_back(heap, n);
+    } else if (n->image) {
+      destroy_node(static_cast<ImageNode*>(n));
     } else {
       destroy_node(n);
     }

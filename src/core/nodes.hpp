@@ -14,8 +14,10 @@
 #include <edgemem/error.hpp>
 #include <edgemem/event.hpp>
 #include <edgemem/flags.hpp>
+#include <edgemem/image.hpp>
 #include <edgemem/pool_core.hpp>
 #include <edgemem/queue.hpp>
+#include <edgemem/sampler.hpp>
 
 #include "contract/active.hpp"
 
@@ -42,6 +44,8 @@ struct ContextNode {
   Backend::NativeContext native{};
   bool borrowed = false;  // adopted with AdoptMode::borrow: the native context is not released
   DeviceInfo info{};
+  // Image formats by ImageType and FormatAccess, gathered at creation when info.caps.images.
+  FormatSet formats[image_type_count][format_access_count] = {};
   // Errors a destructor could not return (e.g. a Mapping's unmap): counted, the last one kept.
   std::mutex unreported_lock;
   std::size_t unreported_count = 0;
@@ -136,6 +140,7 @@ struct MemNode {
   MemFlags flags = MemFlags::read_write;
   bool wrapped = false;
   bool borrowed = false;            // adopted with AdoptMode::borrow: the native object is not released
+  bool image = false;               // an ImageNode: `native` is the image object (a view's own image)
   const std::byte* host = nullptr;  // root made by Buffer::wrap or adopted over CL_MEM_USE_HOST_PTR: the
                                     // caller memory it uses (else null)
   // A root's native object; a view's native sub-object, made only when first asked for (native_of)
@@ -165,6 +170,19 @@ struct MemNode {
   std::uint32_t owner_slot = 0;
 };
 
+/// An image or image view: a MemNode whose bytes are its pixels' span (a standalone image is its own
+/// root, with tight virtual pitches; a view's bytes are its buffer root's) and whose `native` is the
+/// image object commands use (for a view, made by image_from_buffer when the view is; its buffer,
+/// held as `parent`, keeps the memory).
+struct ImageNode : MemNode {
+  ImageNode() noexcept { image = true; }
+  contract::ImageLayout layout{};
+};
+
+/// The native object a command or map on `n` names: an image's own object; a buffer's root's (views
+/// are the root at their origin).
+inline const Backend::NativeMem& command_target(const MemNode* n) noexcept { return n->image ? n->native : n->root->native; }
+
 /// Mappings open through `n` now (read under root->map_lock).
 inline unsigned open_mappings(const MemNode* n) noexcept { return n->maps != nullptr ? n->maps->count : 0; }
 
@@ -172,11 +190,22 @@ inline unsigned open_mappings(const MemNode* n) noexcept { return n->maps != nul
 /// making handles from nodes and native events. Public headers carry no "internal" members.
 struct HandleAccess {
   static MemNode* node(const Buffer& b) noexcept { return b.node_; }            ///< null when released
+  /// The image node of `i` (null when released).
+  static ImageNode* node(const Image& i) noexcept { return static_cast<ImageNode*>(i.node_); }
   static ContextNode* node(const Context& c) noexcept { return c.node_; }       ///< null when released
   static QueueNode* node(const Queue& q) noexcept { return q.node_; }           ///< null when released
   static ContextNode* context(const Event& e) noexcept { return e.ctx_; }       ///< null when released
   /// A Buffer adopting one reference already held on `n`.
   static Buffer buffer(MemNode* n) noexcept { return Buffer(n); }
+  /// A Context handle on `n`, taking a reference of its own.
+  static Context context_handle(ContextNode* n) noexcept {
+    n->refs.fetch_add(1, std::memory_order_relaxed);
+    return Context(n);
+  }
+  /// An Image adopting one reference already held on `n`.
+  static Image image(ImageNode* n) noexcept { return Image(n); }
+  /// The context a sampler holds (null when released).
+  static ContextNode* context(const Sampler& s) noexcept { return s.ctx_; }
   /// An Event owning `native`, an event of a command on `ctx` (takes a reference to `ctx`).
   static Event event(Backend::NativeEvent native, ContextNode* ctx) noexcept;
 };

@@ -1,0 +1,46 @@
+// What every new memory object checks and gets, buffers and images alike: access flags, and a
+// root's mapping slots and pending-command table.
+#pragma once
+#include <cstdint>
+
+#include <edgemem/flags.hpp>
+#include <edgemem/result.hpp>
+
+#include "core/nodes.hpp"
+
+namespace edgemem::detail {
+
+/// The device-access bits of MemFlags (read_only, write_only).
+inline constexpr std::uint32_t kDeviceAccessBits = 3u;
+/// The host-access bits of MemFlags (host_read_only, host_write_only, host_no_access).
+inline constexpr std::uint32_t kHostAccessBits = 7u << 2;
+
+/// invalid_argument for unknown bits, read_only with write_only, or two host-access flags.
+Result<void> check_mem_flags(MemFlags flags) noexcept;
+
+/// unsupported for host-access flags on a device without caps.host_access_flags.
+Result<void> check_host_flags_supported(const ContextNode* ctx, MemFlags flags) noexcept;
+
+/// True when `child` allows no more than `parent`: the same device access or any under read_write, and
+/// the same host access, host_no_access, or any under no host flag (OpenCL's rule for sub-buffers).
+bool flags_narrow(MemFlags parent, MemFlags child) noexcept;
+
+/// invalid_argument unless `s` is a Storage value.
+Result<void> check_storage(Storage s) noexcept;
+
+/// Gives a new root `node` its mapping slots (roots are few and usually mapped, so their first map in a
+/// steady-state loop allocates nothing; views get theirs on first map) and, on backends whose
+/// commands outlive their enqueue, its table of pending commands. False (nothing attached that is not
+/// freed with the node) when the allocator is out of memory.
+bool attach_root_state(MemNode* node) noexcept;
+
+/// busy when a mapping made through `n` is open (its handle must not be released).
+Result<void> check_releasable(MemNode* n) noexcept;
+
+/// What Buffer::release(const Queue&) and Image::release(const Queue&) do before dropping the handle:
+/// checks `q` (released, invalid_argument for another context) and `n` (busy), then records a marker
+/// of `q` on n's bytes, so later commands of other queues wait for q's work so far. Errc: those, and
+/// Backend::marker's.
+Result<void> order_release(QueueNode* q, MemNode* n) noexcept;
+
+}  // namespace edgemem::detail

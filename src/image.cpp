@@ -1,0 +1,268 @@
+// Image: creation (standalone, from host, like, views of buffers, adopt), queries, release; the
+// context's format lists and required_row_pitch.
+#include <edgemem/image.hpp>
+#include <edgemem/queue.hpp>
+
+#include "core/image_checks.hpp"
+#include "core/live.hpp"
+#include "core/nodes.hpp"
+#include "core/ordering.hpp"
+#include "core/roots.hpp"
+
+namespace edgemem {
+
+using detail::Backend;
+using detail::ContextNode;
+using detail::ImageNode;
+using detail::MemNode;
+
+namespace {
+
+/// Frees a root image node that never got a native object.
+void discard(ImageNode* node) noexcept {
+  detail::destroy_pending_table(node->pending);
+  detail::destroy_node(node);
+}
+
+/// A standalone image root: checks, then image_create with `copy_from` (host pitches `pitch`, 0: tight).
+Result<ImageNode*> make_image(ContextNode* cn, const ImageDesc& desc, Storage storage, MemFlags flags,
+                              const void* copy_from, HostPitch pitch) noexcept {
+  std::size_t bytes = 0;
+  EDGEMEM_TRY(detail::check_mem_flags(flags));
+  EDGEMEM_TRY(detail::check_storage(storage));
+  EDGEMEM_TRY_ASSIGN(const contract::ImageLayout layout, detail::check_image_desc(cn, desc, bytes));
+  EDGEMEM_TRY(detail::check_host_flags_supported(cn, flags));
+  EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, flags));
+  ImageNode* node = detail::make_node<ImageNode>();
+  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the image's bookkeeping");
+  node->layout = layout;
+  contract::ImageCreate create;
+  create.layout = layout;
+  create.storage = storage;
+  create.flags = flags;
+  create.copy_from = copy_from;
+  if (copy_from != nullptr) {
+    std::size_t needed = 0;
+    auto resolved = detail::resolve_host_pitch(node, detail::image_extent(desc), pitch, static_cast<std::size_t>(-1), needed);
+    if (!resolved) {
+      detail::destroy_node(node);
+      return fail(resolved.error());
+    }
+    create.host = *resolved;
+  }
+  if (!detail::attach_root_state(node)) {
+    discard(node);
+    return fail(Errc::out_of_host_memory, "no memory for the image's bookkeeping");
+  }
+  auto native = Backend::image_create(cn->native, create);
+  if (!native) {
+    discard(node);
+    return fail(native.error());
+  }
+  detail::retain(cn);
+  node->ctx = cn;
+  node->bytes = bytes;
+  node->storage = storage;
+  node->flags = flags;
+  node->native = *native;
+  detail::live_add(detail::Live::image, 1);
+  return node;
+}
+
+/// An image view of buffer node `buf` (Image::view's checks and making).
+Result<ImageNode*> make_view(MemNode* buf, const ImageDesc& desc, std::size_t row_pitch) noexcept {
+  ContextNode* cn = buf->ctx;
+  if (desc.type != ImageType::image2d && desc.type != ImageType::image1d_buffer)
+    return fail(Errc::invalid_argument, "an image view of a buffer is image2d or image1d_buffer");
+  std::size_t tight_bytes = 0;
+  EDGEMEM_TRY_ASSIGN(contract::ImageLayout layout, detail::check_image_desc(cn, desc, tight_bytes));
+  const bool two_d = desc.type == ImageType::image2d;
+  if (two_d && !cn->info.caps.image_from_buffer)
+    return fail(Errc::unsupported, "the device cannot make 2D images over buffers (DeviceInfo::caps)");
+  EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, buf->flags));
+  const std::size_t e = desc.format.pixel_bytes();
+  std::size_t bytes = tight_bytes;
+  if (two_d) {
+    const ImageLimits& l = cn->info.image_limits;
+    if (row_pitch == 0) {
+      EDGEMEM_TRY_ASSIGN(row_pitch, detail::required_row_pitch_for(cn, desc.format, desc.width));
+    }
+    if (row_pitch < layout.row_pitch) return fail(Errc::invalid_argument, "row pitch is smaller than a row");
+    if (row_pitch % e != 0) return fail(Errc::invalid_argument, "row pitch is not a multiple of the pixel size");
+    if (row_pitch % (static_cast<std::size_t>(l.pitch_align_pixels) * e) != 0)
+      return fail(Errc::misaligned, "row pitch is not a multiple of the device's image pitch alignment");
+    if (row_pitch > static_cast<std::size_t>(-1) / desc.height) return fail(Errc::out_of_range, "view size overflows");
+    bytes = row_pitch * desc.height;
+    layout.row_pitch = row_pitch;
+    layout.slice_pitch = bytes;
+  }
+  if (bytes > buf->bytes) return fail(Errc::out_of_range, "the image view passes the buffer's end");
+  if (two_d) {
+    const std::size_t align = static_cast<std::size_t>(cn->info.image_limits.base_align_pixels) * e;
+    const auto address = reinterpret_cast<std::uintptr_t>(buf->root->host) + buf->origin;
+    if (address % align != 0)
+      return fail(Errc::misaligned, "the buffer's address is not a multiple of the device's image base alignment");
+  }
+  EDGEMEM_TRY_ASSIGN(const Backend::NativeMem under, detail::native_of(buf));
+  ImageNode* node = detail::make_node<ImageNode>();
+  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the image view's bookkeeping");
+  auto native = Backend::image_from_buffer(cn->native, under, layout, buf->flags);
+  if (!native) {
+    detail::destroy_node(node);
+    return fail(native.error());
+  }
+  detail::init_view(node, buf, buf->origin, bytes, buf->flags);
+  node->layout = layout;
+  node->native = *native;
+  node->native_state.store(detail::kNativeReady, std::memory_order_release);
+  return node;
+}
+
+}  // namespace
+
+namespace detail {
+
+Result<std::size_t> required_row_pitch_for(const ContextNode* cn, ImageFormat format, std::size_t width) noexcept {
+  if (!format.valid()) return fail(Errc::invalid_argument, "invalid image format (channel order and type)");
+  if (width == 0) return fail(Errc::invalid_argument, "width is zero");
+  if (!cn->info.caps.image_from_buffer)
+    return fail(Errc::unsupported, "the device cannot make 2D images over buffers (DeviceInfo::caps)");
+  const std::size_t align = cn->info.image_limits.pitch_align_pixels != 0 ? cn->info.image_limits.pitch_align_pixels : 1;
+  const std::size_t e = format.pixel_bytes();
+  if (width > static_cast<std::size_t>(-1) - align || (width + align - 1) / align * align > static_cast<std::size_t>(-1) / e)
+    return fail(Errc::out_of_range, "row pitch overflows");
+  return (width + align - 1) / align * align * e;
+}
+
+}  // namespace detail
+
+FormatSet supported_formats(const Context& ctx, ImageType type, FormatAccess access) noexcept {
+  const ContextNode* cn = detail::node_of(ctx);
+  if (cn == nullptr || static_cast<unsigned>(type) >= image_type_count ||
+      static_cast<unsigned>(access) >= format_access_count)
+    return FormatSet{};
+  return cn->formats[static_cast<unsigned>(type)][static_cast<unsigned>(access)];
+}
+
+Result<std::size_t> required_row_pitch(const Context& ctx, ImageFormat format, std::size_t width) noexcept {
+  const ContextNode* cn = detail::node_of(ctx);
+  if (cn == nullptr) return fail(Errc::released, "context is released");
+  return detail::required_row_pitch_for(cn, format, width);
+}
+
+Result<Image> Image::create(const Context& ctx, const ImageDesc& desc, Storage storage, MemFlags flags) noexcept {
+  ContextNode* cn = detail::node_of(ctx);
+  if (cn == nullptr) return fail(Errc::released, "context is released");
+  if (desc.type == ImageType::image1d_buffer) {  // a buffer of the pixels, and the image over it
+    std::size_t bytes = 0;
+    EDGEMEM_TRY(detail::check_image_desc(cn, desc, bytes));
+    EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, flags));
+    EDGEMEM_TRY_ASSIGN(Buffer buf, Buffer::create(ctx, bytes, storage, flags));
+    return view(buf, desc);
+  }
+  EDGEMEM_TRY_ASSIGN(ImageNode* n, make_image(cn, desc, storage, flags, nullptr, {}));
+  return Image(n);
+}
+
+Result<Image> Image::from_host(const Context& ctx, const ImageDesc& desc, const void* data, HostPitch pitch,
+                               Storage storage, MemFlags flags) noexcept {
+  ContextNode* cn = detail::node_of(ctx);
+  if (cn == nullptr) return fail(Errc::released, "context is released");
+  if (data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
+  if (desc.type == ImageType::image1d_buffer) {
+    std::size_t bytes = 0;
+    EDGEMEM_TRY(detail::check_image_desc(cn, desc, bytes));
+    EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, flags));
+    EDGEMEM_TRY_ASSIGN(Buffer buf, Buffer::from_host(ctx, data, bytes, storage, flags));
+    return view(buf, desc);
+  }
+  EDGEMEM_TRY_ASSIGN(ImageNode* n, make_image(cn, desc, storage, flags, data, pitch));
+  return Image(n);
+}
+
+Result<Image> Image::like(const Image& other) noexcept {
+  const ImageNode* o = detail::HandleAccess::node(other);
+  if (o == nullptr) return fail(Errc::released, "image is released");
+  Context ctx = detail::HandleAccess::context_handle(o->ctx);
+  return create(ctx, o->layout.desc, o->storage, o->flags);
+}
+
+Result<Image> Image::view(const Buffer& buf, const ImageDesc& desc, std::size_t row_pitch) noexcept {
+  MemNode* b = detail::node_of(buf);
+  if (b == nullptr) return fail(Errc::released, "buffer is released");
+  EDGEMEM_TRY_ASSIGN(ImageNode* n, make_view(b, desc, row_pitch));
+  return Image(n);
+}
+
+Result<Image> Image::adopt(const Context& ctx, NativeMem native, AdoptMode mode) noexcept {
+  ContextNode* cn = detail::node_of(ctx);
+  if (cn == nullptr) return fail(Errc::released, "context is released");
+  if (mode != AdoptMode::retain && mode != AdoptMode::borrow) return fail(Errc::invalid_argument, "unknown AdoptMode");
+  contract::AdoptedImage a;
+  EDGEMEM_TRY(Backend::image_adopt(cn->native, native, mode, a));
+  std::size_t bytes = 0;
+  auto layout = detail::check_image_desc(cn, a.layout.desc, bytes);
+  ImageNode* node = layout ? detail::make_node<ImageNode>() : nullptr;
+  if (node == nullptr || !detail::attach_root_state(node)) {
+    if (node != nullptr) discard(node);
+    if (mode == AdoptMode::retain) Backend::mem_release(native);
+    if (!layout) return fail(layout.error());
+    return fail(Errc::out_of_host_memory, "no memory for the adopted image's bookkeeping");
+  }
+  detail::retain(cn);
+  node->ctx = cn;
+  node->layout = *layout;
+  node->bytes = bytes;
+  node->storage = a.storage;
+  node->flags = a.flags;
+  node->native = native;
+  node->borrowed = mode == AdoptMode::borrow;
+  detail::live_add(detail::Live::image, 1);
+  return Image(node);
+}
+
+ImageDesc Image::desc() const noexcept {
+  return node_ != nullptr ? static_cast<const ImageNode*>(node_)->layout.desc : ImageDesc{};
+}
+ImageExtent Image::extent() const noexcept { return node_ != nullptr ? detail::image_extent(desc()) : ImageExtent{0, 0, 0}; }
+std::size_t Image::row_pitch() const noexcept {
+  return node_ != nullptr ? static_cast<const ImageNode*>(node_)->layout.row_pitch : 0;
+}
+std::size_t Image::slice_pitch() const noexcept {
+  if (node_ == nullptr) return 0;
+  const contract::ImageLayout& l = static_cast<const ImageNode*>(node_)->layout;
+  const ImageType t = l.desc.type;
+  return t == ImageType::image3d || t == ImageType::image1d_array || t == ImageType::image2d_array ? l.slice_pitch : 0;
+}
+std::size_t Image::size() const noexcept { return node_ != nullptr ? node_->bytes : 0; }
+Storage Image::storage() const noexcept { return node_ != nullptr ? node_->storage : Storage::device; }
+MemFlags Image::flags() const noexcept { return node_ != nullptr ? node_->flags : MemFlags::read_write; }
+bool Image::is_view() const noexcept { return node_ != nullptr && node_->parent != nullptr; }
+bool Image::shares_root_with(const Buffer& buf) const noexcept {
+  const MemNode* b = detail::node_of(buf);
+  return node_ != nullptr && b != nullptr && node_->root == b->root;
+}
+NativeMem Image::native() const noexcept { return node_ != nullptr ? node_->native : NativeMem{}; }
+
+Result<void> Image::release() noexcept {
+  if (node_ == nullptr) return {};
+  EDGEMEM_TRY(detail::check_releasable(node_));
+  drop();
+  return {};
+}
+
+Result<void> Image::release(const Queue& q) noexcept {
+  if (node_ == nullptr) return {};
+  EDGEMEM_TRY(detail::order_release(detail::node_of(q), node_));
+  drop();
+  return {};
+}
+
+Result<Buffer> Buffer::like(const Image& image) noexcept {
+  const ImageNode* n = detail::HandleAccess::node(image);
+  if (n == nullptr) return fail(Errc::released, "image is released");
+  Context ctx = detail::HandleAccess::context_handle(n->ctx);
+  return create(ctx, n->bytes, n->storage, n->flags);
+}
+
+}  // namespace edgemem
