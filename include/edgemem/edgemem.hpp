@@ -11,11 +11,16 @@
 #include <edgemem/flags.hpp>
 #include <edgemem/frame_ring.hpp>
 #include <edgemem/heap.hpp>
+#include <edgemem/image.hpp>
+#include <edgemem/image_format.hpp>
+#include <edgemem/image_mapping.hpp>
 #include <edgemem/live_objects.hpp>
 #include <edgemem/mapping.hpp>
+#include <edgemem/pixel.hpp>
 #include <edgemem/pool_core.hpp>
 #include <edgemem/pooled_buffer.hpp>
 #include <edgemem/queue.hpp>
 #include <edgemem/rect.hpp>
 #include <edgemem/result.hpp>
+#include <edgemem/sampler.hpp>
 #include <edgemem/span.hpp>
