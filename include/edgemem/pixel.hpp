@@ -78,7 +78,10 @@ struct PixelView {
 /// 1D, y ignored; depth 1: 2D, z ignored). Addressing and filtering follow OpenCL C 1.2 section 8.2;
 /// the result has the format's color kind (linear filtering of an integer format is undefined in
 /// OpenCL: edgemem samples it as nearest). Coordinates outside the image with AddressMode::none are
-/// undefined in OpenCL: edgemem clamps them to the edge. An invalid `s` or view gives a floating zero.
+/// undefined in OpenCL: edgemem clamps them to the edge. NaN coordinates read as 0. An invalid `s` or
+/// view gives a floating zero (a view is invalid when its format is not valid(), data is null, an extent
+/// is 0, row_pitch < width * pixel_bytes with height > 1, or slice_pitch is less than a slice with
+/// depth > 1).
 Color read_pixel(const PixelView& view, const SamplerDesc& s, float x, float y = 0.0f, float z = 0.0f) noexcept;
 
 }  // namespace edgemem

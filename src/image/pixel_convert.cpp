@@ -35,7 +35,7 @@ std::int32_t sat_i(std::int32_t v, std::int32_t lo, std::int32_t hi) noexcept { 
 /// Clamps an unsigned integer to [0, hi] (convert_*_sat from uint).
 std::uint32_t sat_u(std::uint32_t v, std::uint32_t hi) noexcept { return v > hi ? hi : v; }
 
-/// Stores the `n` bytes of `v` at byte offset `at` of `out` (native byte order).
+/// Stores `v` at byte offset `at` of `out` (native byte order).
 template <class T>
 void put(void* out, std::size_t at, T v) noexcept {
   std::memcpy(static_cast<unsigned char*>(out) + at, &v, sizeof v);
