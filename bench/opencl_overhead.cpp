@@ -9,11 +9,6 @@
 // printed first). A missed goal is reported, not an error: the exit status says only whether every
 // call succeeded. The last line counts the goals met and names the missed ones.
 // Usage: opencl_overhead [--quick]   (--quick: fewer repetitions, for CI smoke runs)
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -21,88 +16,13 @@
 
 #include <edgemem/edgemem.hpp>
 
+#include "overhead_harness.hpp"
+
 using namespace edgemem;
-using Clock = std::chrono::steady_clock;
-
-namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
-template <class F>
-double time_us(F&& f) {
-  const auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
-
-bool g_failed = false;
-volatile unsigned char g_sink = 0;  // where read mappings' bytes go
-void check(bool ok, const char* what) {
-  if (!ok && !g_failed) std::fprintf(stderr, "opencl_overhead: %s failed\n", what);
-  g_failed = g_failed || !ok;
-}
-
-/// What a case must show: edgemem/raw at most `value` (edgemem no slower than raw by more than that),
-/// or raw/edgemem at least `value` (edgemem that many times as fast). `where`: the device it is for.
-struct Goal {
-  enum Kind { at_most_ratio, at_least_faster } kind;
-  double value;
-  const char* where;
-};
-constexpr Goal kNearRaw{Goal::at_most_ratio, 1.05, ""};
-
-int g_met = 0;
-std::string g_missed;
-
-// Runs `reps` alternating repetitions of raw() and mine(); `settle` runs untimed after each. When
-// each repetition makes `calls` calls, the medians are divided by it (per-call figures).
-template <class Raw, class Mine, class Settle>
-void run_case(const char* name, int reps, Raw&& raw, Mine&& mine, Settle&& settle, Goal goal = kNearRaw,
-              int calls = 1) {
-  std::vector<double> r, m;
-  for (int i = 0; i < reps; ++i) {
-    r.push_back(time_us(raw));
-    settle();
-    m.push_back(time_us(mine));
-    settle();
-  }
-  const double rm = median(r) / calls, mm = median(m) / calls;
-  const double ratio = rm > 0 ? mm / rm : 0.0, faster = mm > 0 ? rm / mm : 0.0;
-  bool met = false;
-  if (goal.kind == Goal::at_most_ratio) {
-    met = ratio <= goal.value;
-    std::printf("case=%s raw_us=%.3f edgemem_us=%.3f edgemem/raw=%.3f goal=edgemem/raw<=%.2f%s%s met=%s\n", name, rm,
-                mm, ratio, goal.value, *goal.where ? "@" : "", goal.where, met ? "yes" : "NO");
-  } else {
-    met = faster >= goal.value;
-    std::printf("case=%s raw_us=%.3f edgemem_us=%.3f edgemem/raw=%.3f faster=%.2fx goal=faster>=%gx%s%s met=%s\n",
-                name, rm, mm, ratio, faster, goal.value, *goal.where ? "@" : "", goal.where, met ? "yes" : "NO");
-  }
-  std::fflush(stdout);
-  if (met) {
-    ++g_met;
-  } else {
-    g_missed += g_missed.empty() ? "" : ",";
-    g_missed += name;
-  }
-}
-
-/// The name of the OpenCL platform of `device` ("" when the driver does not say).
-std::string platform_name(cl_device_id device) {
-  cl_platform_id platform = nullptr;
-  char name[256] = {};
-  if (clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) != CL_SUCCESS ||
-      clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name - 1, name, nullptr) != CL_SUCCESS)
-    return "";
-  return name;
-}
-
-}  // namespace
+using namespace overhead;
 
 int main(int argc, char** argv) {
+  g_program = "opencl_overhead";
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int small_reps = quick ? 200 : 5000;
   const int big_reps = quick ? 5 : 41;
@@ -131,11 +51,7 @@ int main(int argc, char** argv) {
               ctx->info().version);
   // The cost of reading the clock around one repetition (it is in every single-call figure, and pulls
   // a single-call ratio towards 1; the batch100 cases divide it by 100).
-  {
-    std::vector<double> t;
-    for (int i = 0; i < small_reps; ++i) t.push_back(time_us([] {}));
-    std::printf("clock_floor_us=%.3f (median time of an empty repetition)\n", median(t));
-  }
+  std::printf("clock_floor_us=%.3f (median time of an empty repetition)\n", clock_floor_us(small_reps));
 
   cl_command_queue cq = q->native();
   cl_mem small_mem = small_buf->native().value_or(nullptr);  // roots: their own cl_mem, never fails
@@ -311,8 +227,6 @@ int main(int argc, char** argv) {
            nothing, view_goal, batch);
   check(pool.release().has_value(), "pool release");
 
-  std::printf("goals: %d met, %d missed%s%s\n", g_met,
-              g_missed.empty() ? 0 : static_cast<int>(std::count(g_missed.begin(), g_missed.end(), ',')) + 1,
-              g_missed.empty() ? "" : ": ", g_missed.c_str());
+  print_summary();
   return g_failed ? 1 : 0;
 }
