@@ -276,6 +276,42 @@ Result<void> two_queues(Env& e) {
   return {};
 }
 
+// Images (when the device has them): creation of each kind, every image command, a map, a view of a
+// buffer where the device can make one, and a sampler.
+Result<void> images(Env& e) {
+  if (!e.ctx.info().caps.images) return {};
+  ImageDesc d;
+  d.format = ImageFormat{ChannelOrder::rgba, ChannelType::unorm_int8};
+  d.width = 16;
+  d.height = 8;
+  const auto src = pattern(16 * 8 * 4, 9);
+  EDGEMEM_TRY_ASSIGN(Image a, Image::from_host(e.ctx, d, src.data()));
+  EDGEMEM_TRY_ASSIGN(Image b, Image::like(a));
+  const ImageRegion all = a.region();
+  EDGEMEM_TRY(e.q.copy_image(a, b, ImageOrigin{}, all));
+  EDGEMEM_TRY(e.q.fill_image(a, Color::floats(0, 0, 0, 0), ImageRegion{{0, 0, 0}, {4, 4, 1}}));
+  EDGEMEM_TRY_ASSIGN(Buffer buf, Buffer::like(b));
+  EDGEMEM_TRY(e.q.copy_image_to_buffer(b, all, buf, 0));
+  if (!same_bytes(e.q, buf, 0, src)) return broken();
+  EDGEMEM_TRY(e.q.copy_buffer_to_image(buf, 0, a, all));
+  std::vector<std::uint8_t> back(src.size());
+  EDGEMEM_TRY(e.q.read_image(a, all, back.data(), back.size()));
+  if (back != src) return broken();
+  EDGEMEM_TRY(e.q.write_image(b, all, src.data(), src.size()));
+  {
+    EDGEMEM_TRY_ASSIGN(ImageMapping m, e.q.map_image(b, Access::read));
+    if (std::memcmp(m.row<std::uint8_t>(1), src.data() + 64, 64) != 0) return broken();
+    EDGEMEM_TRY(m.unmap());
+  }
+  d.type = ImageType::image1d_buffer;
+  d.height = 1;
+  EDGEMEM_TRY_ASSIGN(Image line, Image::view(buf, d));
+  EDGEMEM_TRY(e.q.read_image(line, line.region(), back.data(), back.size()));
+  if (std::memcmp(back.data(), src.data(), 64) != 0) return broken();
+  EDGEMEM_TRY_ASSIGN(Sampler s, Sampler::create(e.ctx, SamplerDesc{true, AddressMode::repeat, FilterMode::linear}));
+  return {};
+}
+
 struct Scenario {
   const char* name;
   Result<void> (*run)(Env&);
@@ -285,6 +321,7 @@ const Scenario kScenarios[] = {
     {"context+queue", context_queue}, {"buffer create", buffer_create}, {"sub-buffers", sub_buffers},
     {"map/unmap", mapping},           {"write/read/fill/copy/rect", transfers}, {"fixed pool", fixed_pool},
     {"heap", heap_checked},           {"frame ring", frame_ring},      {"two queues", two_queues},
+    {"images", images},
 };
 
 // ---- the harness -----------------------------------------------------------------------------
