@@ -101,7 +101,7 @@ TEST_CASE("capabilities: a malformed EDGEMEM_HOST_CAPS is refused by the host ba
   if (std::strcmp(probe->info().backend, "host") != 0 || !EDGEMEM_HOST_CAPS_ENV) return;  // only there
   const char* saved = std::getenv("EDGEMEM_HOST_CAPS");
   const std::string keep = saved != nullptr ? saved : "";
-  for (const char* bad : {"fill=3", "fill=256", "migration=2", "images=1", "fill", "fill=4;migration=0", "fill=x"}) {
+  for (const char* bad : {"fill=3", "fill=256", "migration=2", "images=2", "svm=1", "fill", "fill=4;migration=0", "fill=x"}) {
     CAPTURE(bad);
     ::setenv("EDGEMEM_HOST_CAPS", bad, 1);
     CHECK_ERRC(edgemem::Context::create(), Errc::invalid_argument);
