@@ -110,15 +110,22 @@ class PlanarFrame {
   /// Planes (0 when released).
   [[nodiscard]] unsigned plane_count() const noexcept { return valid() ? layout_.plane_count : 0; }
   /// Plane i's Buffer view (row_pitch * height bytes at its offset); a released Buffer for i out of range.
-  [[nodiscard]] const Buffer& plane(unsigned i) const noexcept { return i < 3 ? planes_[i] : planes_[0]; }
+  [[nodiscard]] const Buffer& plane(unsigned i) const noexcept { return i < 3 ? planes_[i] : none_; }
+  /// Plane i's Buffer view, writable (q.write, q.map with Access::write); for i out of range a
+  /// released Buffer that must not be assigned to.
+  [[nodiscard]] Buffer& plane(unsigned i) noexcept { return i < 3 ? planes_[i] : none_; }
   /// Plane i's 2D Image view; released when path(i) is buffer_only or i is out of range.
-  [[nodiscard]] const Image& image(unsigned i) const noexcept { return i < 3 ? images_[i] : images_[0]; }
+  [[nodiscard]] const Image& image(unsigned i) const noexcept { return i < 3 ? images_[i] : no_image_; }
+  /// Plane i's 2D Image view, writable (q.write_image); as image(i) const otherwise.
+  [[nodiscard]] Image& image(unsigned i) noexcept { return i < 3 ? images_[i] : no_image_; }
   /// How plane i can be reached (buffer_only for i out of range or when released).
   [[nodiscard]] PlanePath path(unsigned i) const noexcept {
     return i < 3 && images_[i].valid() ? PlanePath::image_view : PlanePath::buffer_only;
   }
   /// The whole frame buffer (a pool block's Buffer for a PooledBuffer frame); released when released.
   [[nodiscard]] const Buffer& frame() const noexcept { return whole(); }
+  /// The whole frame buffer, writable (q.write_rect of a camera's bytes).
+  [[nodiscard]] Buffer& frame() noexcept { return pooled_.valid() ? pooled_.buffer() : frame_; }
   /// True when the frame is a PooledBuffer (over(PooledBuffer, ...)).
   [[nodiscard]] bool is_pooled() const noexcept { return pooled_.valid(); }
 
@@ -141,6 +148,8 @@ class PlanarFrame {
   PooledBuffer pooled_;  // a pooled frame (empty for a plain one)
   Buffer planes_[3];     // destroyed before the frame
   Image images_[3];      // destroyed first
+  Buffer none_;          // always released: plane(i) for i out of range
+  Image no_image_;       // always released: image(i) for i out of range
 };
 
 }  // namespace edgemem
