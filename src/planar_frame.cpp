@@ -94,7 +94,7 @@ Result<PlanarLayout> PlanarLayout::make(const Context& ctx, PlanarFormat f, std:
   EDGEMEM_TRY_ASSIGN(PlanarLayout l, shapes(f, width, height));
   const DeviceInfo& info = ctx.info();
   const bool views = info.caps.image_from_buffer;
-  std::size_t end = 0;
+  std::size_t end = 0, frame_align = base;
   for (unsigned i = 0; i < l.plane_count; ++i) {
     PlaneLayout& p = l.planes[i];
     const std::size_t e = p.format.pixel_bytes();
@@ -108,8 +108,11 @@ Result<PlanarLayout> PlanarLayout::make(const Context& ctx, PlanarFormat f, std:
     }
     if (!round_up(end, align, p.offset) || !plane_end(p, end))
       return fail(Errc::out_of_range, "planar frame size overflows");
+    frame_align = lcm(frame_align, align);
+    if (frame_align == 0) return fail(Errc::out_of_range, "plane alignment overflows");
   }
-  l.bytes = end;
+  // Whole frames of `bytes` back to back (pool blocks, ring frames) keep every plane aligned.
+  if (!round_up(end, frame_align, l.bytes)) return fail(Errc::out_of_range, "planar frame size overflows");
   return l;
 }
 

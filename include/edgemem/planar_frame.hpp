@@ -49,14 +49,15 @@ struct PlanarLayout {
   std::size_t height = 0;                    ///< luma rows
   unsigned plane_count = 0;                  ///< planes in use (2 or 3)
   PlaneLayout planes[3]{};                   ///< planes in order (Y, UV / VU; or Y, U, V)
-  std::size_t bytes = 0;                     ///< bytes the frame needs: the end of its last plane
+  std::size_t bytes = 0;                     ///< bytes the frame needs (>= the end of its last plane)
 
   /// A layout for `ctx`'s device: planes in order, each offset a multiple of ctx.base_align() (so
   /// Buffer::sub works) and, with caps.image_from_buffer, each row pitch required_row_pitch() and
   /// each offset also a multiple of image_limits.base_align_pixels * pixel bytes (so Image::view
-  /// works on a buffer whose first byte is so aligned, as pool blocks and ring frames are); without
-  /// it, tight rows. Errc: released (ctx), invalid_argument (unknown format; width or height 0 or
-  /// odd), out_of_range (a size overflows).
+  /// works on a buffer whose first byte is so aligned); without it, tight rows. `bytes` is the end of
+  /// the last plane rounded up to every plane's offset alignment, so pool blocks and ring frames of
+  /// `bytes` carved from an aligned allocation all keep their planes aligned. Errc: released (ctx),
+  /// invalid_argument (unknown format; width or height 0 or odd), out_of_range (a size overflows).
   [[nodiscard]] static Result<PlanarLayout> make(const Context& ctx, PlanarFormat f, std::size_t width,
                                                  std::size_t height) noexcept;
   /// A layout the caller gives (V4L2's plane offsets and bytesperline), for a frame of `bytes` bytes:
