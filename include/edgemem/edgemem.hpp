@@ -17,6 +17,7 @@
 #include <edgemem/live_objects.hpp>
 #include <edgemem/mapping.hpp>
 #include <edgemem/pixel.hpp>
+#include <edgemem/planar_frame.hpp>
 #include <edgemem/pool_core.hpp>
 #include <edgemem/pooled_buffer.hpp>
 #include <edgemem/queue.hpp>
