@@ -175,6 +175,11 @@ Result<void> OpenCL::write_image(NativeQueue q, const NativeMem& image, const Im
                                  const void* src, const HostPitch& pitch, const CommandEvents& ev) noexcept {
   const Box b = box_of(r.origin, r.extent);
   cl_int status = CL_SUCCESS;
+  if (ev.out == nullptr) {  // blocking: the driver's own blocking call, no event
+    const cl::WaitList w = cl::waits_of(ev);
+    return cl::check_host_access(clEnqueueWriteImage(q, image, CL_TRUE, b.origin, b.region, pitch.row,
+                                         cl_slice_pitch(l.desc.type, pitch.slice), src, w.count, w.events, nullptr));
+  }
   auto done = cl::submit(ev, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     status = clEnqueueWriteImage(q, image, CL_FALSE, b.origin, b.region, pitch.row, cl_slice_pitch(l.desc.type, pitch.slice),
                                  src, n, waits, out);
@@ -188,6 +193,11 @@ Result<void> OpenCL::read_image(NativeQueue q, const NativeMem& image, const Ima
                                 void* dst, const HostPitch& pitch, const CommandEvents& ev) noexcept {
   const Box b = box_of(r.origin, r.extent);
   cl_int status = CL_SUCCESS;
+  if (ev.out == nullptr) {  // blocking: the driver's own blocking call, no event
+    const cl::WaitList w = cl::waits_of(ev);
+    return cl::check_host_access(clEnqueueReadImage(q, image, CL_TRUE, b.origin, b.region, pitch.row,
+                                         cl_slice_pitch(l.desc.type, pitch.slice), dst, w.count, w.events, nullptr));
+  }
   auto done = cl::submit(ev, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     status = clEnqueueReadImage(q, image, CL_FALSE, b.origin, b.region, pitch.row, cl_slice_pitch(l.desc.type, pitch.slice),
                                 dst, n, waits, out);
