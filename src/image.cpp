@@ -5,6 +5,7 @@
 
 #include "core/image_checks.hpp"
 #include "core/live.hpp"
+#include "core/image_node.hpp"
 #include "core/nodes.hpp"
 #include "core/ordering.hpp"
 #include "core/roots.hpp"
@@ -17,12 +18,6 @@ using detail::ImageNode;
 using detail::MemNode;
 
 namespace {
-
-/// Frees a root image node that never got a native object.
-void discard(ImageNode* node) noexcept {
-  detail::destroy_pending_table(node->pending);
-  detail::destroy_node(node);
-}
 
 /// A standalone image root: checks, then image_create with `copy_from` (host pitches `pitch`, 0: tight).
 Result<ImageNode*> make_image(ContextNode* cn, const ImageDesc& desc, Storage storage, MemFlags flags,
@@ -50,13 +45,10 @@ Result<ImageNode*> make_image(ContextNode* cn, const ImageDesc& desc, Storage st
     }
     create.host = *resolved;
   }
-  if (!detail::attach_root_state(node)) {
-    discard(node);
-    return fail(Errc::out_of_host_memory, "no memory for the image's bookkeeping");
-  }
+  if constexpr (detail::tracks_pending) node->pending = &node->own_pending;
   auto native = Backend::image_create(cn->native, create);
   if (!native) {
-    discard(node);
+    detail::destroy_node(node);
     return fail(native.error());
   }
   detail::retain(cn);
@@ -203,12 +195,12 @@ Result<Image> Image::adopt(const Context& ctx, NativeMem native, AdoptMode mode)
   std::size_t bytes = 0;
   auto layout = detail::check_image_desc(cn, a.layout.desc, bytes);
   ImageNode* node = layout ? detail::make_node<ImageNode>() : nullptr;
-  if (node == nullptr || !detail::attach_root_state(node)) {
-    if (node != nullptr) discard(node);
+  if (node == nullptr) {
     if (mode == AdoptMode::retain) Backend::mem_release(native);
     if (!layout) return fail(layout.error());
     return fail(Errc::out_of_host_memory, "no memory for the adopted image's bookkeeping");
   }
+  if constexpr (detail::tracks_pending) node->pending = &node->own_pending;
   detail::retain(cn);
   node->ctx = cn;
   node->layout = *layout;

@@ -7,6 +7,7 @@
 #include "core/checks.hpp"
 #include "core/image_checks.hpp"
 #include "core/live.hpp"
+#include "core/image_node.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
 

@@ -2,6 +2,7 @@
 #include <edgemem/queue.hpp>
 
 #include "core/image_checks.hpp"
+#include "core/image_node.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
 

@@ -7,6 +7,7 @@
 #include <edgemem/result.hpp>
 
 #include "core/checks.hpp"
+#include "core/image_node.hpp"
 #include "core/nodes.hpp"
 
 namespace edgemem::detail {

@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "core/image_node.hpp"
 #include "core/live.hpp"
 #include "core/ordering.hpp"
 
@@ -90,7 +91,7 @@ void unref(MemNode* n) noexcept {
     live_add(n->image ? Live::image : n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;
-    if (n->maps != nullptr && parent != nullptr && n->ownership == NodeOwnership::none) {
+    if (n->maps != nullptr && !n->maps->lent && parent != nullptr && n->ownership == NodeOwnership::none) {
       // An ordinary view's mapping slots wait in the root for the next view's first map.
       std::lock_guard<std::mutex> lock(n->root->map_lock);
       n->maps->spare_next = n->root->spare_maps;

@@ -170,14 +170,7 @@ struct MemNode {
   std::uint32_t owner_slot = 0;
 };
 
-/// An image or image view: a MemNode whose bytes are its pixels' span (a standalone image is its own
-/// root, with tight virtual pitches; a view's bytes are its buffer root's) and whose `native` is the
-/// image object commands use (for a view, made by image_from_buffer when the view is; its buffer,
-/// held as `parent`, keeps the memory).
-struct ImageNode : MemNode {
-  ImageNode() noexcept { image = true; }
-  contract::ImageLayout layout{};
-};
+struct ImageNode;  // core/image_node.hpp
 
 /// The native object a command or map on `n` names: an image's own object; a buffer's root's (views
 /// are the root at their origin).
@@ -190,8 +183,8 @@ inline unsigned open_mappings(const MemNode* n) noexcept { return n->maps != nul
 /// making handles from nodes and native events. Public headers carry no "internal" members.
 struct HandleAccess {
   static MemNode* node(const Buffer& b) noexcept { return b.node_; }            ///< null when released
-  /// The image node of `i` (null when released).
-  static ImageNode* node(const Image& i) noexcept { return static_cast<ImageNode*>(i.node_); }
+  /// The image node of `i` (null when released); defined in core/image_node.hpp.
+  static ImageNode* node(const Image& i) noexcept;
   static ContextNode* node(const Context& c) noexcept { return c.node_; }       ///< null when released
   static QueueNode* node(const Queue& q) noexcept { return q.node_; }           ///< null when released
   static ContextNode* context(const Event& e) noexcept { return e.ctx_; }       ///< null when released
@@ -202,8 +195,6 @@ struct HandleAccess {
     n->refs.fetch_add(1, std::memory_order_relaxed);
     return Context(n);
   }
-  /// An Image adopting one reference already held on `n`.
-  static Image image(ImageNode* n) noexcept { return Image(n); }
   /// The context a sampler holds (null when released).
   static ContextNode* context(const Sampler& s) noexcept { return s.ctx_; }
   /// An Event owning `native`, an event of a command on `ctx` (takes a reference to `ctx`).

@@ -35,6 +35,9 @@ struct PendingCommand {
 
 /// The table of a root (MemNode::pending); guarded by the root's map_lock.
 struct PendingTable {
+  // User-provided, so make_node runs the member initializers only: entries past `count` are never
+  // read and stay unwritten (a root is made per image and per buffer create).
+  PendingTable() noexcept {}
   PendingCommand entries[max_pending_per_root];
   /// Entries in use. Written under the lock; read without it only to skip an empty table (a command
   /// racing another thread's record is not ordered after it in any case).
@@ -44,6 +47,7 @@ struct PendingTable {
   /// makes one if a second queue ever needs it), so single-queue work costs no driver call here.
   std::uint64_t first_queue = 0;
   bool many_queues = false;
+  bool lent = false;  // storage inside an ImageNode: destroy_pending_table leaves it to the node
 };
 
 /// Whether the active backend needs the table (false: commands complete at enqueue).
