@@ -45,9 +45,16 @@ Result<ImageNode*> make_image(ContextNode* cn, const ImageDesc& desc, Storage st
     }
     create.host = *resolved;
   }
-  if constexpr (detail::tracks_pending) node->pending = &node->own_pending;
+  if constexpr (detail::tracks_pending) {
+    node->pending = detail::make_pending_table();
+    if (node->pending == nullptr) {
+      detail::destroy_node(node);
+      return fail(Errc::out_of_host_memory, "no memory for the image's bookkeeping");
+    }
+  }
   auto native = Backend::image_create(cn->native, create);
   if (!native) {
+    detail::destroy_pending_table(node->pending);
     detail::destroy_node(node);
     return fail(native.error());
   }
@@ -195,12 +202,18 @@ Result<Image> Image::adopt(const Context& ctx, NativeMem native, AdoptMode mode)
   std::size_t bytes = 0;
   auto layout = detail::check_image_desc(cn, a.layout.desc, bytes);
   ImageNode* node = layout ? detail::make_node<ImageNode>() : nullptr;
+  if (node != nullptr && detail::tracks_pending) {
+    node->pending = detail::make_pending_table();
+    if (node->pending == nullptr) {
+      detail::destroy_node(node);
+      node = nullptr;
+    }
+  }
   if (node == nullptr) {
     if (mode == AdoptMode::retain) Backend::mem_release(native);
     if (!layout) return fail(layout.error());
     return fail(Errc::out_of_host_memory, "no memory for the adopted image's bookkeeping");
   }
-  if constexpr (detail::tracks_pending) node->pending = &node->own_pending;
   detail::retain(cn);
   node->ctx = cn;
   node->layout = *layout;

@@ -138,7 +138,7 @@ PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); 
 void destroy_pending_table(PendingTable* table) noexcept {
   if (table == nullptr) return;
   for (std::size_t i = 0; i < table->count; ++i) drop(table->entries[i]);
-  if (!table->lent) destroy_node(table);
+  destroy_node(table);
 }
 
 }  // namespace edgemem::detail

@@ -47,7 +47,6 @@ struct PendingTable {
   /// makes one if a second queue ever needs it), so single-queue work costs no driver call here.
   std::uint64_t first_queue = 0;
   bool many_queues = false;
-  bool lent = false;  // storage inside an ImageNode: destroy_pending_table leaves it to the node
 };
 
 /// Whether the active backend needs the table (false: commands complete at enqueue).
