@@ -171,40 +171,33 @@ Result<void> OpenCL::image_adopt(const NativeContext& ctx, NativeMem image, Adop
   return {};
 }
 
+namespace {
+
+/// write_image (`writes`) or read_image: the driver's blocking call when blocking (as the raw API is
+/// used), else the command's event goes to ev.out.
+Result<void> host_transfer(bool writes, cl_command_queue q, cl_mem image, const contract::ImageLayout& l,
+                           const ImageRegion& r, void* host, const HostPitch& pitch,
+                           const OpenCL::CommandEvents& ev) noexcept {
+  const Box b = box_of(r.origin, r.extent);
+  const std::size_t slice = cl_slice_pitch(l.desc.type, pitch.slice);
+  const cl::WaitList w = cl::waits_of(ev);
+  const cl_bool blocking = ev.out == nullptr ? CL_TRUE : CL_FALSE;
+  const cl_int status =
+      writes ? clEnqueueWriteImage(q, image, blocking, b.origin, b.region, pitch.row, slice, host, w.count, w.events, ev.out)
+             : clEnqueueReadImage(q, image, blocking, b.origin, b.region, pitch.row, slice, host, w.count, w.events, ev.out);
+  return cl::check_host_access(status);
+}
+
+}  // namespace
+
 Result<void> OpenCL::write_image(NativeQueue q, const NativeMem& image, const ImageLayout& l, const ImageRegion& r,
                                  const void* src, const HostPitch& pitch, const CommandEvents& ev) noexcept {
-  const Box b = box_of(r.origin, r.extent);
-  cl_int status = CL_SUCCESS;
-  if (ev.out == nullptr) {  // blocking: the driver's own blocking call, no event
-    const cl::WaitList w = cl::waits_of(ev);
-    return cl::check_host_access(clEnqueueWriteImage(q, image, CL_TRUE, b.origin, b.region, pitch.row,
-                                         cl_slice_pitch(l.desc.type, pitch.slice), src, w.count, w.events, nullptr));
-  }
-  auto done = cl::submit(ev, [&](cl_uint n, const cl_event* waits, cl_event* out) {
-    status = clEnqueueWriteImage(q, image, CL_FALSE, b.origin, b.region, pitch.row, cl_slice_pitch(l.desc.type, pitch.slice),
-                                 src, n, waits, out);
-    return status;
-  });
-  if (!done && status != CL_SUCCESS) return cl::check_host_access(status);
-  return done;
+  return host_transfer(true, q, image, l, r, const_cast<void*>(src), pitch, ev);
 }
 
 Result<void> OpenCL::read_image(NativeQueue q, const NativeMem& image, const ImageLayout& l, const ImageRegion& r,
                                 void* dst, const HostPitch& pitch, const CommandEvents& ev) noexcept {
-  const Box b = box_of(r.origin, r.extent);
-  cl_int status = CL_SUCCESS;
-  if (ev.out == nullptr) {  // blocking: the driver's own blocking call, no event
-    const cl::WaitList w = cl::waits_of(ev);
-    return cl::check_host_access(clEnqueueReadImage(q, image, CL_TRUE, b.origin, b.region, pitch.row,
-                                         cl_slice_pitch(l.desc.type, pitch.slice), dst, w.count, w.events, nullptr));
-  }
-  auto done = cl::submit(ev, [&](cl_uint n, const cl_event* waits, cl_event* out) {
-    status = clEnqueueReadImage(q, image, CL_FALSE, b.origin, b.region, pitch.row, cl_slice_pitch(l.desc.type, pitch.slice),
-                                dst, n, waits, out);
-    return status;
-  });
-  if (!done && status != CL_SUCCESS) return cl::check_host_access(status);
-  return done;
+  return host_transfer(false, q, image, l, r, dst, pitch, ev);
 }
 
 Result<void> OpenCL::copy_image(NativeQueue q, const NativeMem& src, const ImageLayout&, const NativeMem& dst,
