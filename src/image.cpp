@@ -135,8 +135,8 @@ Result<std::size_t> required_row_pitch_for(const ContextNode* cn, ImageFormat fo
 
 }  // namespace detail
 
-FormatSet supported_formats(const Context& ctx, ImageType type, FormatAccess access) noexcept {
-  const ContextNode* cn = detail::node_of(ctx);
+FormatSet Context::supported_formats(ImageType type, FormatAccess access) const noexcept {
+  const ContextNode* cn = node_;
   if (cn == nullptr || static_cast<unsigned>(type) >= image_type_count ||
       static_cast<unsigned>(access) >= format_access_count)
     return FormatSet{};

@@ -1,6 +1,8 @@
 // Sampler: creation (checked alike on every backend), ownership of the native sampler.
+#include <edgemem/sampled_image.hpp>
 #include <edgemem/sampler.hpp>
 
+#include "core/image_node.hpp"
 #include "core/live.hpp"
 #include "core/nodes.hpp"
 
@@ -57,6 +59,29 @@ Result<void> Sampler::release() noexcept {
   ctx_ = nullptr;
   detail::unref(ctx);
   return {};
+}
+
+Result<SampledImage> SampledImage::create(Image&& image, const SamplerDesc& desc) noexcept {
+  const detail::MemNode* n = detail::node_of(image);
+  if (n == nullptr) return fail(Errc::released, "image is released");
+  const Context ctx = detail::HandleAccess::context_handle(n->ctx);
+  EDGEMEM_TRY_ASSIGN(Sampler sampler, Sampler::create(ctx, desc));
+  SampledImage pair;
+  pair.image_ = std::move(image);
+  pair.sampler_ = std::move(sampler);
+  return pair;
+}
+
+Result<SampledImage> SampledImage::from_host(const Context& ctx, const ImageDesc& desc, const void* data,
+                                             const SamplerDesc& sampler, HostPitch pitch) noexcept {
+  if (ctx.valid() && !sampler.valid()) return fail(Errc::invalid_argument, "invalid sampler settings");
+  EDGEMEM_TRY_ASSIGN(Image image, Image::from_host(ctx, desc, data, pitch));
+  return create(std::move(image), sampler);
+}
+
+Result<void> SampledImage::release() noexcept {
+  EDGEMEM_TRY(image_.release());
+  return sampler_.release();
 }
 
 }  // namespace edgemem

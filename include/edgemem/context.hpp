@@ -8,6 +8,7 @@
 #include <edgemem/native.hpp>
 #include <edgemem/device.hpp>
 #include <edgemem/error.hpp>
+#include <edgemem/image_format.hpp>
 #include <edgemem/result.hpp>
 
 namespace edgemem {
@@ -46,6 +47,10 @@ class Context : public detail::Handle<detail::ContextNode> {
 
   /// Device properties (an all-zero DeviceInfo when released).
   [[nodiscard]] const DeviceInfo& info() const noexcept;
+  /// The formats the device supports for images of `type` used with `access` (pyopencl's
+  /// get_supported_image_formats), gathered once at context creation: no driver call, no allocation.
+  /// Empty when released, when the device has no images, or for unknown enum values.
+  [[nodiscard]] FormatSet supported_formats(ImageType type, FormatAccess access) const noexcept;
   /// Sub-buffer origin alignment in bytes (info().base_align_bytes); 0 when released.
   [[nodiscard]] std::size_t base_align() const noexcept;
   /// Native handles (cl_context + cl_device_id on OpenCL) for interop; empty when released.

@@ -23,5 +23,6 @@
 #include <edgemem/queue.hpp>
 #include <edgemem/rect.hpp>
 #include <edgemem/result.hpp>
+#include <edgemem/sampled_image.hpp>
 #include <edgemem/sampler.hpp>
 #include <edgemem/span.hpp>

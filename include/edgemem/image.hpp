@@ -18,18 +18,6 @@
 
 namespace edgemem {
 
-/// The image types of OpenCL 1.2.
-enum class ImageType : std::uint8_t {
-  image1d,         ///< width pixels
-  image1d_buffer,  ///< width pixels over a buffer (Image::view, or create() making the buffer)
-  image1d_array,   ///< array_size layers of width pixels
-  image2d,         ///< width x height pixels
-  image2d_array,   ///< array_size layers of width x height pixels
-  image3d,         ///< width x height x depth pixels
-};
-/// Number of ImageType values.
-inline constexpr unsigned image_type_count = 6;
-
 /// The shape and format of an image. Extents a type does not use must stay 1.
 struct ImageDesc {
   ImageType type = ImageType::image2d;  ///< which kind of image
@@ -81,21 +69,6 @@ struct HostPitch {
   std::size_t row = 0;    ///< bytes between rows (a multiple of the pixel size, >= a row's bytes)
   std::size_t slice = 0;  ///< bytes between slices or layers (a multiple of `row`, >= a slice's bytes)
 };
-
-/// Formats a device supports for an access (Context::supported_formats).
-enum class FormatAccess : std::uint8_t {
-  read_only,          ///< MemFlags::read_only images: kernels read them (read_imagef ...)
-  write_only,         ///< MemFlags::write_only images: kernels write them
-  read_write,         ///< MemFlags::read_write images: some kernels read them, others write them
-  kernel_read_write,  ///< one kernel both reads and writes the image (OpenCL 2.0+ read_write images)
-};
-/// Number of FormatAccess values.
-inline constexpr unsigned format_access_count = 4;
-
-/// The formats `ctx`'s device supports for images of `type` used with `access`, gathered once at
-/// context creation (no driver call, no allocation). Empty when the context is released, the device
-/// has no images, or it supports none.
-[[nodiscard]] FormatSet supported_formats(const Context& ctx, ImageType type, FormatAccess access) noexcept;
 
 /// The smallest row pitch in bytes a buffer needs for a 2D image view (Image::view) of `width` pixels of
 /// `format` on `ctx`'s device: width * pixel bytes rounded up to the device's pitch alignment. Allocate

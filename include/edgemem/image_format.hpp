@@ -1,5 +1,6 @@
-/// @file image_format.hpp  ImageFormat (channel order + channel type, OpenCL 1.2's set) and FormatSet,
-/// the formats a device supports for one image type and access (Context::supported_formats).
+/// @file image_format.hpp  ImageFormat (channel order + channel type, OpenCL 1.2's set), ImageType,
+/// and FormatSet: the formats a device supports for one image type and FormatAccess
+/// (Context::supported_formats).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -193,5 +194,27 @@ class FormatSet {
   }
   std::uint64_t bits_[2] = {0, 0};
 };
+
+/// The image types of OpenCL 1.2.
+enum class ImageType : std::uint8_t {
+  image1d,         ///< width pixels
+  image1d_buffer,  ///< width pixels over a buffer (Image::view, or create() making the buffer)
+  image1d_array,   ///< array_size layers of width pixels
+  image2d,         ///< width x height pixels
+  image2d_array,   ///< array_size layers of width x height pixels
+  image3d,         ///< width x height x depth pixels
+};
+/// Number of ImageType values.
+inline constexpr unsigned image_type_count = 6;
+
+/// Formats a device supports for an access (Context::supported_formats).
+enum class FormatAccess : std::uint8_t {
+  read_only,          ///< MemFlags::read_only images: kernels read them (read_imagef ...)
+  write_only,         ///< MemFlags::write_only images: kernels write them
+  read_write,         ///< MemFlags::read_write images: some kernels read them, others write them
+  kernel_read_write,  ///< one kernel both reads and writes the image (OpenCL 2.0+ read_write images)
+};
+/// Number of FormatAccess values.
+inline constexpr unsigned format_access_count = 4;
 
 }  // namespace edgemem

@@ -78,7 +78,7 @@ BAD_INPUT("Image::create: extents past the device's limits, formats the device l
   arr.array_size = l.max_array_size + 1;
   s.expect(Errc::out_of_range, [&] { return Image::create(f.ctx, arr); });
   // A valid format the device does not list for read_write 2D images (RG on PoCL, ARGB signed_int32 ...).
-  const FormatSet have = supported_formats(f.ctx, ImageType::image2d, FormatAccess::read_write);
+  const FormatSet have = f.ctx.supported_formats(ImageType::image2d, FormatAccess::read_write);
   for (unsigned o = 0; o < channel_order_count; ++o)
     for (unsigned t = 0; t < channel_type_count; ++t) {
       const ImageFormat fmt{static_cast<ChannelOrder>(o), static_cast<ChannelType>(t)};

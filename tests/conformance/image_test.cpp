@@ -45,7 +45,7 @@ emt::Bytes crop(const emt::Bytes& img, ImageExtent all, const ImageRegion& r, st
 TEST_CASE_FIXTURE(emt::Fixture, "images: format lists are gathered once, valid, and include OpenCL's minimum") {
   for (unsigned t = 0; t < image_type_count; ++t)
     for (unsigned a = 0; a < format_access_count; ++a) {
-      const FormatSet set = supported_formats(ctx, static_cast<ImageType>(t), static_cast<FormatAccess>(a));
+      const FormatSet set = ctx.supported_formats(static_cast<ImageType>(t), static_cast<FormatAccess>(a));
       if (!has_images(ctx)) {
         CHECK(set.empty());
         continue;
@@ -60,8 +60,8 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: format lists are gathered once, valid, 
       if (a != static_cast<unsigned>(FormatAccess::kernel_read_write)) CHECK(set.contains(kRgba8));
     }
   if (has_images(ctx))
-    MESSAGE("2D read-only formats: " << supported_formats(ctx, ImageType::image2d, FormatAccess::read_only).size());
-  CHECK(supported_formats(Context{}, ImageType::image2d, FormatAccess::read_only).empty());
+    MESSAGE("2D read-only formats: " << ctx.supported_formats(ImageType::image2d, FormatAccess::read_only).size());
+  CHECK(Context{}.supported_formats(ImageType::image2d, FormatAccess::read_only).empty());
 }
 
 TEST_CASE_FIXTURE(emt::Fixture, "images: every type is created with the queried shape, or refused as unsupported") {
@@ -194,7 +194,7 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: fills convert the color by OpenCL's rul
   };
   for (const Case& c : cases) {
     CAPTURE(c.format.index());
-    if (!supported_formats(ctx, ImageType::image2d, FormatAccess::read_write).contains(c.format)) continue;
+    if (!ctx.supported_formats(ImageType::image2d, FormatAccess::read_write).contains(c.format)) continue;
     auto img = Image::create(ctx, desc_of(ImageType::image2d, 9, 7, 1, 1, c.format));
     REQUIRE_OK(img);
     const std::size_t e = c.format.pixel_bytes();
@@ -395,4 +395,38 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: a 1080p frame written on one queue is w
     REQUIRE_OK(m);
     CHECK(m->row<std::uint32_t>(7)[1919] == 0u);
   }
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "images: a SampledImage keeps an image and its sampler together (lluvia's ImageView)") {
+  const ImageDesc d = desc_of(ImageType::image2d, 8, 4);
+  const emt::Bytes px = emt::random_bytes(8 * 4 * 4);
+  const SamplerDesc linear{true, AddressMode::mirrored_repeat, FilterMode::linear};
+  auto pair = SampledImage::from_host(ctx, d, px.data(), linear);
+  if (!has_images(ctx)) {
+    CHECK_ERRC(pair, Errc::unsupported);
+    return;
+  }
+  REQUIRE_OK(pair);
+  CHECK(pair->valid());
+  CHECK(pair->sampler_desc().filter == FilterMode::linear);
+  CHECK(pair->native_image() == pair->image().native());
+  CHECK(pair->native_sampler() == pair->sampler().native());
+  // An undefined sampler is refused and the image stays with the caller.
+  auto img = Image::from_host(ctx, d, px.data());
+  REQUIRE_OK(img);
+  CHECK_ERRC(SampledImage::create(std::move(*img), SamplerDesc{false, AddressMode::repeat, FilterMode::nearest}),
+             Errc::invalid_argument);
+  CHECK(img->valid());
+  auto made = SampledImage::create(std::move(*img), SamplerDesc{});
+  REQUIRE_OK(made);
+  CHECK(!img->valid());
+  CHECK_ERRC(SampledImage::create(Image{}, SamplerDesc{}), Errc::released);
+  {
+    auto m = q.map_image(made->image(), Access::read);
+    REQUIRE_OK(m);
+    CHECK_ERRC(made->release(), Errc::busy);
+    CHECK(made->valid());
+  }
+  CHECK_OK(made->release());
+  CHECK(!made->valid());
 }

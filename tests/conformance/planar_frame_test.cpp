@@ -18,7 +18,7 @@ constexpr ImageFormat kRG16{ChannelOrder::rg, ChannelType::unorm_int16};
 /// True when `ctx`'s device should give plane format `f` an image view.
 bool expect_view(const Context& ctx, ImageFormat f) {
   return ctx.info().caps.image_from_buffer &&
-         supported_formats(ctx, ImageType::image2d, FormatAccess::read_write).contains(f);
+         ctx.supported_formats(ImageType::image2d, FormatAccess::read_write).contains(f);
 }
 
 /// Checks the invariants make() promises for every plane of `l` on `ctx`.
