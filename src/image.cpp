@@ -78,6 +78,8 @@ Result<ImageNode*> make_view(MemNode* buf, const ImageDesc& desc, std::size_t ro
   const bool two_d = desc.type == ImageType::image2d;
   if (two_d && !cn->info.caps.image_from_buffer)
     return fail(Errc::unsupported, "the device cannot make 2D images over buffers (DeviceInfo::caps)");
+  if (buf->parent != nullptr && !cn->info.caps.image_from_sub_buffer)
+    return fail(Errc::unsupported, "the device makes image views of root buffers only (DeviceInfo::caps)");
   EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, buf->flags));
   const std::size_t e = desc.format.pixel_bytes();
   std::size_t bytes = tight_bytes;

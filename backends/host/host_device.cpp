@@ -37,7 +37,8 @@ void copy_text(char (&dst)[128], const char* src) noexcept {
 /// The host device's configuration: everything it implements, less what EDGEMEM_HOST_CAPS turns off in
 /// builds with -Dhost_caps_env=true (test builds)
 /// (a comma-separated list of fill=<0|1|2|...|128>, migration=<0|1>, host_access_flags=<0|1>,
-/// unified_memory=<0|1>, images=<0|1>, image_from_buffer=<0|1>, rg=<0|1> (R and RG image formats)),
+/// unified_memory=<0|1>, images=<0|1>, image_from_buffer=<0|1>, image_from_sub_buffer=<0|1>, rg=<0|1>
+/// (R and RG image formats)),
 /// so tests reach the "lacks" path of each capability without a second device.
 /// Errc: invalid_argument (a malformed list).
 Result<HostConfig> host_config() noexcept {
@@ -45,13 +46,13 @@ Result<HostConfig> host_config() noexcept {
   Capabilities& caps = cfg.caps;
   caps.max_fill_pattern_bytes = 128;
   caps.unified_memory = caps.migration = caps.host_access_flags = true;
-  caps.images = caps.image_from_buffer = true;
+  caps.images = caps.image_from_buffer = caps.image_from_sub_buffer = true;
 #if EDGEMEM_HOST_CAPS_ENV
   static const char* const kNames[] = {"fill=", "migration=", "host_access_flags=", "unified_memory=",
-                                       "images=", "image_from_buffer=", "rg="};
+                                       "images=", "image_from_buffer=", "image_from_sub_buffer=", "rg="};
   constexpr unsigned kCount = sizeof kNames / sizeof kNames[0];
   bool* const flags[] = {nullptr, &caps.migration, &caps.host_access_flags, &caps.unified_memory,
-                         &caps.images, &caps.image_from_buffer, &cfg.rg_formats};
+                         &caps.images, &caps.image_from_buffer, &caps.image_from_sub_buffer, &cfg.rg_formats};
   for (const char* p = std::getenv("EDGEMEM_HOST_CAPS"); p != nullptr && *p != '\0';) {
     unsigned i = 0;
     while (i < kCount && std::strncmp(p, kNames[i], std::strlen(kNames[i])) != 0) ++i;
@@ -62,13 +63,15 @@ Result<HostConfig> host_config() noexcept {
     if (!ok)
       return fail(Errc::invalid_argument,
                   "EDGEMEM_HOST_CAPS: expected name=value items: fill=0..128 (a power of two), "
-                  "migration, host_access_flags, unified_memory, images, image_from_buffer, rg (0 or 1)");
+                  "migration, host_access_flags, unified_memory, images, image_from_buffer, "
+                  "image_from_sub_buffer, rg (0 or 1)");
     if (i == 0) caps.max_fill_pattern_bytes = v;
     else *flags[i] = v == 1;
     p = *end == ',' ? end + 1 : end;
   }
 #endif
   caps.image_from_buffer = caps.image_from_buffer && caps.images;
+  caps.image_from_sub_buffer = caps.image_from_sub_buffer && caps.images;
   return cfg;
 }
 

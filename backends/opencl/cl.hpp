@@ -47,6 +47,11 @@ MemFlags flags_from_cl(cl_mem_flags f) noexcept;
 /// Clears caps.image_from_buffer when the device reports no view alignments.
 [[nodiscard]] Result<void> describe_image_limits(cl_device_id device, Capabilities& caps, ImageLimits& limits) noexcept;
 
+/// True when the device behind `context` makes a 1D-buffer image over a sub-buffer (PoCL 3.1 does not:
+/// CL_INVALID_MEM_OBJECT). Makes and releases a small buffer, sub-buffer and image; false when the
+/// device has no images or any step fails.
+bool probe_image_from_sub_buffer(cl_context context, const DeviceInfo& info) noexcept;
+
 /// True when the name of the platform behind queue `q` contains `needle` (for driver workarounds).
 bool queue_platform_is(cl_command_queue q, const char* needle) noexcept;
 

@@ -144,6 +144,7 @@ Result<OpenCL::NativeContext> OpenCL::context_create(const DeviceSelector& sel, 
   cl_int status = CL_SUCCESS;
   cl_context context = clCreateContext(props, 1, &choice.device, nullptr, nullptr, &status);
   if (status != CL_SUCCESS || context == nullptr) return cl::fail_cl(status != CL_SUCCESS ? status : CL_OUT_OF_HOST_MEMORY);
+  filled.caps.image_from_sub_buffer = cl::probe_image_from_sub_buffer(context, filled);
   info = filled;
   return NativeContext{context, choice.device};
 }
@@ -159,6 +160,7 @@ Result<OpenCL::NativeContext> OpenCL::context_adopt(const NativeContext& native,
   if (!member) return fail(Errc::invalid_argument, "the cl_device_id is not a device of the adopted cl_context");
   DeviceInfo filled{};
   EDGEMEM_TRY(describe(native.device, filled));
+  filled.caps.image_from_sub_buffer = cl::probe_image_from_sub_buffer(native.context, filled);
   if (mode == AdoptMode::retain) EDGEMEM_TRY(cl::check(clRetainContext(native.context)));
   info = filled;
   return native;

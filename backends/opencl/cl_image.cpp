@@ -86,6 +86,31 @@ Result<void> describe_image_limits(cl_device_id d, Capabilities& caps, ImageLimi
   return {};
 }
 
+bool probe_image_from_sub_buffer(cl_context context, const DeviceInfo& info) noexcept {
+  if (!info.caps.images) return false;
+  const std::size_t align = info.base_align_bytes;
+  cl_int status = CL_SUCCESS;
+  cl_mem root = clCreateBuffer(context, CL_MEM_READ_WRITE, 2 * align, nullptr, &status);
+  if (root == nullptr) return false;
+  const cl_buffer_region region{align, align};
+  cl_mem sub = clCreateSubBuffer(root, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  cl_mem image = nullptr;
+  if (sub != nullptr) {
+    const cl_image_format format{CL_RGBA, CL_UNORM_INT8};
+    cl_image_desc d;
+    std::memset(&d, 0, sizeof d);
+    d.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+    d.image_width = align / 4;
+    d.buffer = sub;
+    image = clCreateImage(context, CL_MEM_READ_WRITE, &format, &d, nullptr, &status);
+  }
+  const bool made = image != nullptr && status == CL_SUCCESS;
+  if (image != nullptr) (void)clReleaseMemObject(image);
+  if (sub != nullptr) (void)clReleaseMemObject(sub);
+  (void)clReleaseMemObject(root);
+  return made;
+}
+
 }  // namespace cl
 
 Result<void> OpenCL::image_formats(const NativeContext& ctx, ImageType type, FormatAccess access, FormatSet& out) noexcept {

@@ -58,6 +58,9 @@ enum ExternalMemoryKind : unsigned {
 struct Capabilities {
   bool images = false;                     ///< image objects (CL_DEVICE_IMAGE_SUPPORT)
   bool image_from_buffer = false;          ///< 2D images over a buffer's memory (cl_khr_image2d_from_buffer)
+  /// Image views (1D-buffer; 2D with image_from_buffer) of a sub-buffer, pool block or heap run, not
+  /// only of a root buffer (PoCL 3.1 refuses them; probed at context creation on OpenCL).
+  bool image_from_sub_buffer = false;
   bool svm_coarse = false;                 ///< coarse-grain buffer SVM
   bool svm_fine_buffer = false;            ///< fine-grain buffer SVM
   bool svm_fine_system = false;            ///< fine-grain system SVM (any host pointer)

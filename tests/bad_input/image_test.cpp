@@ -187,6 +187,18 @@ BAD_INPUT("Sampler::create: repeat or mirrored_repeat without normalised coordin
   s.expect(Errc::invalid_argument, [&] { return Sampler::create(f.ctx, true, AddressMode::clamp, static_cast<FilterMode>(5)); });
 }
 
+BAD_INPUT("Image::view: a sub-buffer on a device that views root buffers only") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& buf = s.make(64 * 1024);
+  if (!f.ctx.info().caps.images || f.ctx.info().caps.image_from_sub_buffer) return;
+  auto sub = buf.sub(f.ctx.base_align(), 4096);
+  REQUIRE_OK(sub);
+  ImageDesc line = desc2d(256, 1);
+  line.type = ImageType::image1d_buffer;
+  s.expect(Errc::unsupported, [&] { return Image::view(*sub, line); });
+}
+
 BAD_INPUT("Image::view: wrong type, pitch below a row or off the alignment, past the buffer, or no capability") {
   emt::Fixture f;
   Scene s(f);

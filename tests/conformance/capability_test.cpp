@@ -19,9 +19,11 @@ TEST_CASE_FIXTURE(emt::Fixture, "capabilities: the set is consistent") {
   CHECK(p <= 128);
   CHECK((p & (p - 1)) == 0);
   CHECK((!caps.image_from_buffer || caps.images));
+  CHECK((!caps.image_from_sub_buffer || caps.images));
   CHECK((!caps.svm_fine_buffer || caps.svm_coarse));
   CHECK((!caps.svm_fine_system || caps.svm_fine_buffer));
   MESSAGE("caps: images=" << caps.images << " image_from_buffer=" << caps.image_from_buffer
+                          << " image_from_sub_buffer=" << caps.image_from_sub_buffer
                           << " svm=" << caps.svm_coarse << caps.svm_fine_buffer << caps.svm_fine_system
                           << " fill<=" << p << " external=" << caps.external_memory << " unified="
                           << caps.unified_memory << " migration=" << caps.migration

@@ -430,3 +430,48 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: a SampledImage keeps an image and its s
   CHECK_OK(made->release());
   CHECK(!made->valid());
 }
+
+TEST_CASE_FIXTURE(emt::Fixture, "images: an image over a pool block or heap run returns its memory as blocks do") {
+  if (!has_images(ctx)) return;
+  // 1D-buffer views: every device with images makes them (2D views need caps.image_from_buffer).
+  const ImageDesc line = desc_of(ImageType::image1d_buffer, 256);
+  FixedPool<2> pool;
+  if (!ctx.info().caps.image_from_sub_buffer) {  // views of root buffers only (PoCL)
+    auto ready = pool.init(ctx, q, 256 * 4, 2);
+    REQUIRE_OK(ready);
+    auto block = pool.acquire();
+    REQUIRE_OK(block);
+    CHECK_ERRC(Image::view(*block, line), Errc::unsupported);
+    return;
+  }
+  auto pool_ready = pool.init(ctx, q, 256 * 4, 2);
+  REQUIRE_OK(pool_ready);
+  {
+    auto block = pool.acquire();
+    REQUIRE_OK(block);
+    auto img = Image::view(*block, line);
+    REQUIRE_OK(img);
+    const emt::Bytes px = emt::random_bytes(256 * 4);
+    CHECK_OK(q.write_image(*img, img->region(), px.data(), px.size()));
+    *block = PooledBuffer{};  // the block's handle goes; the image keeps the block out
+    CHECK(pool.stats().in_use == 1);
+    emt::Bytes back(px.size());
+    CHECK_OK(q.read_image(*img, img->region(), back.data(), back.size()));
+    CHECK(back == px);
+  }
+  CHECK(pool.stats().in_use == 0);
+  Heap heap;
+  auto heap_ready = heap.init(ctx, q, 4096, 8);
+  REQUIRE_OK(heap_ready);
+  const std::size_t free_before = heap.free_pages();
+  {
+    auto run = heap.create_buffer(256 * 4);
+    REQUIRE_OK(run);
+    auto img = Image::view(*run, line);
+    REQUIRE_OK(img);
+    CHECK_OK(run->release());
+    CHECK(heap.free_pages() < free_before);
+    CHECK_OK(q.fill_image(*img, Color::floats(0, 0, 0, 0), img->region()));
+  }
+  CHECK(heap.free_pages() == free_before);
+}

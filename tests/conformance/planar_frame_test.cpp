@@ -15,9 +15,9 @@ constexpr ImageFormat kRG8{ChannelOrder::rg, ChannelType::unorm_int8};
 constexpr ImageFormat kR16{ChannelOrder::r, ChannelType::unorm_int16};
 constexpr ImageFormat kRG16{ChannelOrder::rg, ChannelType::unorm_int16};
 
-/// True when `ctx`'s device should give plane format `f` an image view.
+/// True when `ctx`'s device should give plane format `f` an image view (planes are sub-buffers).
 bool expect_view(const Context& ctx, ImageFormat f) {
-  return ctx.info().caps.image_from_buffer &&
+  return ctx.info().caps.image_from_buffer && ctx.info().caps.image_from_sub_buffer &&
          ctx.supported_formats(ImageType::image2d, FormatAccess::read_write).contains(f);
 }
 
