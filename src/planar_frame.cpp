@@ -178,7 +178,9 @@ Result<void> PlanarFrame::make_views() noexcept {
     if (!plane_end(p, end) || end > l.bytes) return fail(Errc::out_of_range, "a plane passes the layout's bytes");
     EDGEMEM_TRY_ASSIGN(planes_[i], whole.sub(p.offset, p.row_pitch * p.height));
     const ImageLimits& lim = info.image_limits;
-    if (!info.caps.image_from_buffer || !info.caps.image_from_sub_buffer || p.width > lim.max_width_2d || p.height > lim.max_height_2d) continue;
+    if (!info.caps.image_from_buffer || !info.caps.image_from_sub_buffer || p.width > lim.max_width_2d ||
+        p.height > lim.max_height_2d)
+      continue;
     if (!detail::check_format_supported(cn, ImageType::image2d, p.format, whole.flags())) continue;
     ImageDesc d;
     d.type = ImageType::image2d;
