@@ -4,7 +4,9 @@
 // Errc::unsupported, and these cases check that path instead, so they run unchanged on every backend.
 #include <cstdlib>
 #include <cstring>
+#include <atomic>
 #include <thread>
+#include <vector>
 
 #include "conformance/test_helpers.hpp"
 
@@ -474,4 +476,50 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: an image over a pool block or heap run 
     CHECK_OK(q.fill_image(*img, Color::floats(0, 0, 0, 0), img->region()));
   }
   CHECK(heap.free_pages() == free_before);
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "images: two threads on two queues pass frames through images without a wait list") {
+  if (!has_images(ctx)) return;
+  auto consumer_q = Queue::create(ctx);
+  REQUIRE_OK(consumer_q);
+  constexpr std::size_t kFrames = 3, kRounds = 24, kW = 640, kH = 360;
+  std::vector<Image> frames;
+  for (std::size_t i = 0; i < kFrames; ++i) {
+    auto img = Image::create(ctx, desc_of(ImageType::image2d, kW, kH));
+    REQUIRE_OK(img);
+    frames.push_back(std::move(*img));
+  }
+  // published[i]: the round whose pixels frame i holds (0: none); consumed: rounds the consumer is done with.
+  std::atomic<std::size_t> published[kFrames] = {}, consumed{0};
+  std::atomic<int> bad{0};
+  std::thread consumer([&] {
+    std::vector<std::uint32_t> got(kW * kH);
+    for (std::size_t round = 1; round <= kRounds; ++round) {
+      const std::size_t i = round % kFrames;
+      while (published[i].load(std::memory_order_acquire) != round) std::this_thread::yield();
+      // The producer's write was async on its own queue; edgemem orders this read after it.
+      if (!consumer_q->read_image(frames[i], frames[i].region(), got.data(), got.size() * 4)) ++bad;
+      for (std::uint32_t px : got)
+        if (px != round * 0x01010101u) {
+          ++bad;
+          break;
+        }
+      consumed.store(round, std::memory_order_release);
+    }
+  });
+  std::vector<std::vector<std::uint32_t>> sources(kFrames, std::vector<std::uint32_t>(kW * kH));
+  std::vector<Event> pending(kFrames);
+  for (std::size_t round = 1; round <= kRounds; ++round) {
+    const std::size_t i = round % kFrames;
+    while (round > kFrames && consumed.load(std::memory_order_acquire) < round - kFrames) std::this_thread::yield();
+    if (pending[i].valid()) CHECK_OK(pending[i].wait());  // the source array is reused: its write is done
+    for (auto& px : sources[i]) px = static_cast<std::uint32_t>(round) * 0x01010101u;
+    auto written = q.write_image_async(frames[i], frames[i].region(), sources[i].data(), sources[i].size() * 4);
+    CHECK_OK(written);
+    if (written) pending[i] = std::move(*written);
+    published[i].store(round, std::memory_order_release);
+  }
+  consumer.join();
+  CHECK(bad.load() == 0);
+  CHECK_OK(q.finish());
 }
