@@ -896,6 +896,10 @@ void run_input(const std::uint8_t* data, std::size_t size) noexcept {
     if (a.op >= op_img_create) decode_image(r, a);
     Record rec{a, {0, 0}};
     const int expected = predict(a);
+    if (a.op >= op_img_create && pocl_quirk(a, expected)) {
+      if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (a known PoCL fault, tests/fuzz/pocl)\n", i, op_name(a.op));
+      continue;
+    }
     for (std::size_t t = 0; t < nt; ++t) {
       if (a.op == op_read_rect || a.op == op_img_read) std::memset(s.out[t].data(), 0xA5, kHostBytes);
       rec.code[t] = s.targets[t]->run(a, s.out[t].data()).code;
