@@ -502,6 +502,7 @@ void set_slot(unsigned slot, int node, bool pooled = false, std::size_t pool_slo
 }
 
 #include "driver_image.inc"
+#include "driver_image_apply.inc"
 
 /// Codes the model can predict on its own (kNotApplicable: no prediction).
 int predict(const Args& a) {
