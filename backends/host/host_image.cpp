@@ -13,7 +13,8 @@ namespace edgemem::backend {
 
 namespace {
 
-constexpr std::size_t kImageAlign = 64;
+/// host_memory.cpp's kStorageAlign: images are freed by Host::mem_release, which passes that alignment.
+constexpr std::size_t kImageAlign = EDGEMEM_HOST_BASE_ALIGN < 64 ? 64 : EDGEMEM_HOST_BASE_ALIGN;
 
 using contract::image_offset;
 

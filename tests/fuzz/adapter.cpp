@@ -30,7 +30,9 @@ static_assert(fz::kInvalidArgument == static_cast<int>(Errc::invalid_argument) &
                   fz::kOutOfRange == static_cast<int>(Errc::out_of_range) &&
                   fz::kExhausted == static_cast<int>(Errc::exhausted) && fz::kBusy == static_cast<int>(Errc::busy) &&
                   fz::kReleased == static_cast<int>(Errc::released) &&
-                  fz::kAccessDenied == static_cast<int>(Errc::access_denied),
+                  fz::kAccessDenied == static_cast<int>(Errc::access_denied) &&
+                  fz::kOverlap == static_cast<int>(Errc::overlap) &&
+                  fz::kUnsupported == static_cast<int>(Errc::unsupported),
               "target.hpp's Errc values are out of date");
 
 struct Slot {
@@ -93,6 +95,8 @@ class EdgememTarget final : public fz::Target {
     (void)q_[1].finish();
     for (auto& e : events_) e = Event{};
     for (auto& m : maps_) m = MappingBase{};
+    for (auto& im : img_maps_) im = ImageMap{};
+    for (auto& i : images_) i = Image{};
     for (auto& s : slots_) s.clear();
     pool_.reset();
     heap_.reset();
@@ -136,6 +140,7 @@ class EdgememTarget final : public fz::Target {
     s.heap[2] = heap_->free_pages();
     s.heap[3] = heap_->largest_free_run();
     for (unsigned i = 0; i < fz::kEventSlots; ++i) s.event_valid[i] = events_[i].valid();
+    snapshot_images(s);
   }
 
   fz::Outcome run(const fz::Args& a, unsigned char* out) noexcept override {
@@ -187,7 +192,10 @@ class EdgememTarget final : public fz::Target {
     return r;
   }
 
+#include "adapter_image.inc"
+
   int dispatch(const fz::Args& a, unsigned char* out, std::size_t& out_len) noexcept {
+    if (a.op >= fz::op_img_create) return dispatch_image(a, out, out_len);
     Context& ctx = ctx_[a.ctx];
     Queue& q = q_[a.queue];
     Slot& sa = slots_[a.a];
@@ -304,11 +312,13 @@ class EdgememTarget final : public fz::Target {
         if (out_len != 0) std::memcpy(out, bytes, out_len);
         maps_[a.m] = std::move(*r);
         map_bytes_[a.m] = bytes;
+        img_maps_[a.m] = ImageMap{};
         return fz::kOk;
       }
       case fz::op_map_write: {
         MappingBase& m = maps_[a.m];
         if (!m.mapped() || m.access() == Access::read || m.size_bytes() == 0) return fz::kNotApplicable;
+        if (img_maps_[a.m].active) return image_map_write(a);
         const std::size_t off = a.n0 % m.size_bytes();
         const std::size_t len = a.n1 < m.size_bytes() - off ? a.n1 : m.size_bytes() - off;
         std::memcpy(map_bytes_[a.m] + off, a.data, len);
@@ -318,6 +328,7 @@ class EdgememTarget final : public fz::Target {
         return code_of(maps_[a.m].unmap());
       case fz::op_map_drop:
         maps_[a.m] = MappingBase{};
+        img_maps_[a.m] = ImageMap{};
         return fz::kOk;
       case fz::op_pool_init:
         return code_of(pool_->init(ctx, q, a.n0, a.n1, storage, flags));
@@ -369,7 +380,7 @@ class EdgememTarget final : public fz::Target {
             return fz::kOk;
         }
       }
-      case fz::kOpCount:
+      default:
         break;
     }
     return fz::kNotApplicable;

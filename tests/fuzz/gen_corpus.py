@@ -18,6 +18,10 @@ OPS = ["create", "from_host", "wrap", "like", "sub", "release", "drop", "move", 
        "fill", "copy", "write_rect", "read_rect", "copy_rect", "map", "map_write", "unmap", "map_drop",
        "pool_init", "pool_acquire", "pool_release", "pool_destroy", "heap_init", "heap_create",
        "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event"]
+BUFFER_OPS = list(OPS)  # the random-walk seed draws from these (its bytes predate the image ops)
+IMAGE_OPS = ["img_create", "img_from_host", "img_like", "img_view", "img_release", "img_drop", "img_write",
+             "img_read", "img_copy", "img_fill", "img_to_buf", "buf_to_img", "img_map"]
+OPS += IMAGE_OPS
 RECT_OPS = {"write_rect", "read_rect", "copy_rect"}
 SPECIAL = {0: 0, 1: 1, 64: 2, 127: 3, 128: 4, 129: 5, 255: 6, 256: 7, 1024: 8, 4096: 9, 8192: 10,
            "max": 11, "max-127": 12, "half": 13, "2^40": 14, "2^48": 15}
@@ -54,7 +58,7 @@ def side(x=0, y=0, z=0, rp=0, sp=None, sp_raw=None):
 
 def op(name, a=0, b=0, m=0, n0=0, n1=0, n2=0, *, async_=False, null=False, wide=False, ctx=0,
        queue=0, flags=0, storage=0, access=0, migration=0, seed=0, pattern=None, count=None,
-       rect=None, keep=False):
+       rect=None, keep=False, img=None):
     """One operation. Async ops wait for the events of mask m; keep=True stores the event in slot b & 3.
     event ops: m & 3 is the event slot, access 0 wait, 1 is_complete, 2 release, 3 move to slot b & 3."""
     s1 = a | (b << 3) | ((m & 3) << 6)
@@ -74,7 +78,52 @@ def op(name, a=0, b=0, m=0, n0=0, n1=0, n2=0, *, async_=False, null=False, wide=
     if name in RECT_OPS:
         s0, s1_, region = rect
         out += s0 + s1_ + bytes(region)
+    if name in IMAGE_OPS:
+        out += img if img is not None else image()
     return out
+
+
+# The image block of image ops (driver_image.inc).
+IMG1D, IMG1D_BUF, IMG1D_ARR, IMG2D, IMG2D_ARR, IMG3D = range(6)
+UNORM8, UINT8, F32, SINT16 = range(4)
+F_RW, F_RO, F_WO, F_HRO, F_HWO, F_HNA, F_BAD = range(7)
+DIM_SPECIAL = {0: 0xC0, "2^40": 0xC1, 9: 0xC2, 2: 0xC3}
+ORIGIN_SPECIAL = {"2^40": 0xC0, "max": 0xC1}
+EXTENT_SPECIAL = {0: 0xC0, "2^40": 0xC1, "max": 0xC2, 9: 0xC3}
+
+
+def image(type_=IMG2D, fmt=UNORM8, flags=F_RW, w=1, h=1, d=1, arr=1, *, raw_dims=None, origin=(0, 0, 0),
+          extent=("rest", "rest", "rest"), src=(0, 0, 0), rp=None, sp=None, color=0):
+    """The 17-byte image block. Dims: 1..8 (an unused one: 1), or the specials 0, "2^40", 9, 2 (raw_dims:
+    the bytes as they are). Origins 0..7 or "2^40" / "max"; extents "rest" (of image a), 1..8, 0, 9,
+    "2^40", "max". rp / sp: None (tight), ("pad", k) (k more pixels / rows), ("raw", v) (rp: v bytes,
+    sp: v * 16 bytes), "odd" (tight + 1). color: bit 2 saturating values, 3 in bits 0-1 the wrong kind."""
+    def dim(v):
+        return DIM_SPECIAL[v] if v in (0, "2^40", 9) else v - 1
+    def dim_unused(v):
+        return 0 if v == 1 else DIM_SPECIAL[v]
+    def org(v):
+        return ORIGIN_SPECIAL[v] if isinstance(v, str) else (0x40 | v if v else 0)
+    def ext(v):
+        if v == "rest":
+            return 0
+        return EXTENT_SPECIAL[v] if v in EXTENT_SPECIAL else 0x40 | (v - 1)
+    def pitch(v):
+        if v is None:
+            return 0
+        if v == "odd":
+            return 0xC0
+        kind, k = v
+        return (0x40 if kind == "pad" else 0x80) | k
+    used = {IMG1D: (1, 0, 0, 0), IMG1D_BUF: (1, 0, 0, 0), IMG1D_ARR: (1, 0, 0, 1), IMG2D: (1, 1, 0, 0),
+            IMG2D_ARR: (1, 1, 0, 1), IMG3D: (1, 1, 1, 0)}.get(type_, (1, 0, 0, 0))  # 6: image1d (views only)
+    if raw_dims is not None:
+        dims = bytes(raw_dims)
+    else:
+        dims = bytes([dim(v) if u else dim_unused(v) for v, u in zip((w, h, d, arr), used)])
+    b0 = type_ | (fmt << 3) | (flags << 5)
+    return (bytes([b0]) + dims + bytes(org(v) for v in origin) + bytes(ext(v) for v in extent) +
+            bytes(org(v) for v in src) + bytes([pitch(rp), pitch(sp), color]))
 
 
 SEEDS = {}
@@ -338,7 +387,7 @@ def _():
     out = [op("create", 0, n0=4096), op("create", 1, n0=2048, storage=SHARED), op("pool_init", n0=256, count=4),
            op("heap_init", n0=256, count=8)]
     for _ in range(150):
-        name = rng.choice(OPS)
+        name = rng.choice(BUFFER_OPS)
         kw = dict(a=rng.randrange(8), b=rng.randrange(8), m=rng.randrange(4), seed=rng.randrange(256),
                   n0=rng.choice([0, 128, 256, 512, 1, 100]), n1=rng.choice([1, 64, 128, 256, 512]),
                   n2=rng.choice([1, 64, 128]), access=rng.randrange(3), async_=rng.random() < 0.3)
@@ -417,6 +466,125 @@ def _():
             op("copy_rect", 3, 3, rect=cols), op("read", 3, n1=1024),
             op("heap_from_host", 4, n0=1024, seed=143), op("copy_rect", 4, 4, async_=True, rect=rows),
             op("read", 4, n1=1024), op("finish")]
+
+@seed("image-basic")
+def _():
+    """2D and 3D images: tight and pitched transfers, like, copy (also within one image), fill, read and
+    write maps (map_write through the map's own pitches), release."""
+    I = image
+    return [op("img_create", 0, img=I(IMG2D, UNORM8, w=8, h=4)), op("img_write", 0, n0=8192, seed=30, img=I()),
+            op("img_read", 0, n0=8192, img=I()),
+            op("img_read", 0, n0=8192, img=I(origin=(2, 1, 0), extent=(3, 2, 1), rp=("pad", 2), sp=("pad", 1))),
+            op("img_write", 0, n0=4096, seed=31, img=I(origin=(1, 1, 0), extent=(4, 3, 1), rp=("pad", 1))),
+            op("img_read", 0, n0=8192, img=I()),
+            op("img_from_host", 1, seed=32, img=I(IMG3D, F32, w=4, h=3, d=2, rp=("pad", 1), sp=("pad", 1))),
+            op("img_read", 1, n0=8192, img=I()), op("img_like", 2, 1), op("img_copy", 2, 1, img=I()),
+            op("img_read", 2, n0=8192, img=I()),
+            op("img_copy", 2, 1, img=I(origin=(1, 0, 1), extent=(2, 2, 1), src=(2, 1, 0))),
+            op("img_copy", 2, 2, img=I(origin=(0, 0, 0), extent=(2, 3, 1), src=(2, 0, 1))),
+            op("img_read", 2, n0=8192, img=I()), op("img_fill", 0, seed=33, img=I(origin=(0, 2, 0), extent=(8, 2, 1))),
+            op("img_read", 0, n0=8192, img=I()),
+            op("img_map", 0, m=1, access=READ, img=I(origin=(1, 0, 0), extent=(5, 3, 1))), op("unmap", m=1),
+            op("img_map", 0, m=2, access=WRITE, img=I(origin=(2, 1, 0), extent=(3, 2, 1))),
+            op("map_write", m=2, n0=5, n1=17, seed=34), op("unmap", m=2), op("img_read", 0, n0=8192, img=I()),
+            op("img_map", 1, m=3, access=READ, img=I()), op("map_drop", m=3),
+            op("img_map", 1, m=3, access=WRITE, img=I(origin=(1, 1, 1), extent=(2, 2, 1))),
+            op("map_write", m=3, n0=0, n1=64, seed=35), op("map_drop", m=3), op("img_read", 1, n0=8192, img=I()),
+            op("img_release", 0), op("img_read", 0, n0=8192, img=I()), op("img_drop", 1), op("finish")]
+
+
+@seed("image-errors")
+def _():
+    """Documented Errc values of image creation and commands, in check order."""
+    I = image
+    return [op("img_create", 0, img=I(IMG2D, UNORM8, w=0, h=4)), op("img_create", 0, img=I(IMG2D, UNORM8, w=4, h=4, d=2)),
+            op("img_create", 0, img=I(IMG1D, UNORM8, w=4, h=2)),
+            op("img_create", 0, img=I(IMG2D_ARR, UINT8, w=4, h=2, arr="2^40")),
+            op("img_create", 0, img=I(IMG2D, F32, F_BAD, w=4, h=4)),
+            op("img_create", 0, img=I(IMG1D_BUF, UNORM8, F_BAD, w="2^40")),
+            op("img_create", 0, img=I(IMG1D_BUF, UNORM8, F_BAD, w=4)),
+            op("img_from_host", 0, null=True, img=I(IMG2D, UNORM8, w=2, h=2)),
+            op("img_from_host", 0, seed=1, img=I(IMG2D, UNORM8, w=2, h=2, rp="odd")),
+            op("img_from_host", 0, seed=1, img=I(IMG2D, UNORM8, w=2, h=2, rp=("raw", 4))),
+            op("img_from_host", 0, seed=1, img=I(IMG3D, UNORM8, w=2, h=2, d=2, sp="odd")),
+            op("img_create", 0, img=I(IMG2D, UNORM8, w=4, h=4)),
+            op("img_write", 0, n0=4096, img=I(extent=(0, 1, 1))),
+            op("img_write", 0, n0=4096, img=I(origin=(3, 0, 0), extent=(2, 1, 1))),
+            op("img_write", 0, n0=4096, img=I(origin=("max", 0, 0), extent=(1, 1, 1))),
+            op("img_write", 0, n0=4096, img=I(extent=("max", 1, 1))), op("img_write", 0, n0=4096, null=True, img=I()),
+            op("img_write", 0, n0=63, seed=2, img=I()), op("img_write", 0, n0=64, seed=2, img=I()),
+            op("img_read", 0, n0=4096, img=I(rp=("raw", 8))), op("img_read", 0, n0=4096, img=I(rp="odd")),
+            op("img_read", 0, n0=4096, img=I(sp="odd")), op("img_read", 0, n0=4096, queue=1, img=I()),
+            op("img_fill", 0, img=I(color=3)), op("img_fill", 0, img=I(extent=(5, 1, 1))),
+            op("img_create", 1, img=I(IMG2D, UINT8, w=4, h=4)), op("img_copy", 1, 0, img=I()),
+            op("img_copy", 0, 0, img=I(origin=(1, 1, 0), extent=(2, 2, 1))),
+            op("img_copy", 0, 0, img=I(origin=(2, 2, 0), extent=(2, 2, 1))), op("img_read", 0, n0=4096, img=I()),
+            op("img_create", 2, img=I(IMG2D, UNORM8, F_HRO, w=4, h=4)), op("img_write", 2, n0=4096, img=I()),
+            op("img_fill", 2, img=I()), op("img_map", 2, m=0, access=WRITE, img=I()),
+            op("img_create", 3, img=I(IMG2D, UNORM8, F_HWO, w=4, h=4)), op("img_read", 3, n0=4096, img=I()),
+            op("img_map", 3, m=0, access=READ, img=I()), op("img_write", 3, n0=4096, seed=3, img=I()),
+            op("img_create", 3, img=I(IMG2D, UNORM8, F_HNA, w=4, h=4)), op("img_read", 3, n0=4096, img=I()),
+            op("img_map", 0, m=4, access=BAD_ACCESS, img=I()),
+            op("img_map", 0, m=4, access=READ, img=I(extent=(2, 2, 1))), op("img_release", 0),
+            op("img_write", 0, n0=4096, img=I()),
+            op("img_map", 0, m=5, access=READ, img=I(origin=(2, 2, 0), extent=(2, 2, 1))),
+            op("img_map", 0, m=6, access=WRITE, img=I(extent=(1, 1, 1))), op("unmap", m=4), op("unmap", m=5),
+            op("unmap", m=5), op("img_release", 0), op("img_release", 0)]
+
+
+@seed("image-arrays-buffers")
+def _():
+    """1D and 2D arrays, copies between images and buffers, 1D-buffer images and views of buffers
+    (sharing the buffer's bytes: overlap, a view keeping its buffer), async forms with kept events.
+    Views of sub-buffers, fills of 1D-buffer images and copies from a view into its own buffer are
+    skipped by the driver on PoCL (tests/fuzz/pocl/README.md); here they reach the host and the model."""
+    I = image
+    return [op("img_create", 0, img=I(IMG1D_ARR, SINT16, w=5, arr=3)),
+            op("img_write", 0, n0=8192, seed=40, img=I(rp=("pad", 1), sp=("pad", 1))),
+            op("img_read", 0, n0=8192, img=I()),
+            op("img_read", 0, n0=8192, img=I(origin=(1, 1, 0), extent=(3, 2, 1), sp=("pad", 2))),
+            op("img_create", 1, img=I(IMG2D_ARR, UNORM8, w=3, h=2, arr=4)),
+            op("img_write", 1, n0=8192, seed=41, img=I(sp=("pad", 1))),
+            op("img_read", 1, n0=8192, img=I(origin=(0, 1, 1), extent=(3, 1, 2))),
+            op("create", 0, n0=1024), op("img_to_buf", 1, 0, n1=100, img=I()), op("read", 0, n0=100, n1=96),
+            op("write", 0, n0=0, n1=1024, seed=42), op("buf_to_img", 1, 0, n1=8, img=I(origin=(1, 0, 1), extent=(2, 2, 2))),
+            op("img_read", 1, n0=8192, img=I()), op("img_to_buf", 1, 0, n1=1000, img=I()),
+            op("img_to_buf", 1, 5, img=I()), op("img_view", 2, 0, img=I(IMG1D_BUF, UNORM8, w=8)),
+            op("img_read", 2, n0=4096, img=I()),
+            op("img_write", 2, n0=4096, seed=43, img=I(origin=(2, 0, 0), extent=(3, 1, 1))), op("read", 0, n1=64),
+            op("img_to_buf", 2, 0, n1=16, img=I()), op("img_to_buf", 2, 0, n1=32, img=I()), op("read", 0, n1=64),
+            op("sub", 1, 0, n0=512, n1=256), op("create", 3, n0=256), op("img_view", 3, 3, img=I(IMG1D_BUF, F32, w=8)),
+            op("img_copy", 3, 2, img=I()), op("img_view", 3, 3, img=I(IMG1D_BUF, UNORM8, w=8)),
+            op("img_copy", 3, 2, img=I()), op("read", 3, n1=32), op("create", 2, n0=16),
+            op("img_view", 3, 2, img=I(IMG1D_BUF, UNORM8, w=8)), op("img_view", 3, 2, img=I(IMG1D_BUF, UNORM8, w=4)),
+            op("img_view", 3, 2, img=I(6, UNORM8, w=4)), op("img_view", 3, 7, img=I(IMG1D_BUF, UNORM8, w=4)),
+            op("release", 0), op("img_read", 2, n0=4096, img=I()),
+            op("img_map", 2, m=7, access=WRITE, img=I(origin=(1, 0, 0), extent=(2, 1, 1))),
+            op("write", 1, n0=0, n1=16, seed=44), op("map_write", m=7, n0=0, n1=8, seed=45), op("unmap", m=7),
+            op("img_read", 2, n0=4096, img=I()), op("img_create", 0, img=I(IMG1D_BUF, UINT8, w=8)),
+            op("img_write", 0, n0=4096, seed=46, img=I()),
+            op("img_fill", 1, 1, async_=True, keep=True, img=I(extent=(3, 1, 2))),
+            op("img_read", 1, n0=4096, m=2, async_=True, img=I()), op("event", m=1, access=0),
+            op("create", 4, n0=64), op("img_to_buf", 0, 4, n1=0, async_=True, keep=True, img=I()),
+            op("buf_to_img", 3, 4, n1=8, m=1, async_=True, img=I(extent=(2, 1, 1))),
+            op("read", 4, n1=32), op("img_read", 3, n0=64, img=I()), op("finish")]
+
+
+@seed("image-fill-formats")
+def _():
+    """fill_image on every format: in-range colors (unorm8: k / 255), saturating ones, the wrong kind."""
+    I = image
+    out = []
+    for k, fmt in enumerate((UNORM8, UINT8, F32, SINT16)):
+        out += [op("img_create", k, img=I(IMG2D, fmt, w=3, h=2)), op("img_fill", k, seed=50 + k, img=I()),
+                op("img_read", k, n0=4096, img=I()), op("img_fill", k, seed=54 + k, img=I(extent=(2, 1, 1), color=4)),
+                op("img_read", k, n0=4096, img=I()), op("img_fill", k, img=I(color=3)),
+                op("img_map", k, m=k, access=READ, img=I(origin=(1, 0, 0), extent=(2, 2, 1)))]
+    out += [op("img_create", 0, img=I(IMG3D, SINT16, w=2, h=2, d=3)),
+            op("img_fill", 0, seed=60, img=I(origin=(0, 1, 1), extent=(2, 1, 2), color=4)),
+            op("img_map", 0, m=4, access=DISCARD, img=I(extent=(1, 1, 1))), op("map_write", m=4, n1=8, seed=61),
+            op("map_drop", m=4), op("img_read", 0, n0=4096, img=I()), op("finish")]
+    return out
 
 
 def main():

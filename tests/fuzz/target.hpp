@@ -12,6 +12,10 @@ namespace fz {
 inline constexpr unsigned kBufferSlots = 8;   ///< Buffer / PooledBuffer handles
 inline constexpr unsigned kMappingSlots = 16;  ///< Mapping guards (more than max_mappings_per_buffer)
 inline constexpr unsigned kEventSlots = 4;     ///< Events kept from async commands
+inline constexpr unsigned kImageSlots = 4;     ///< Image handles (slot a & 3, second image b & 3)
+/// Image formats the ops use (both host and PoCL support them for every image type and access):
+/// 0 RGBA unorm_int8, 1 RGBA unsigned_int8, 2 RGBA float32, 3 RGBA signed_int16.
+inline constexpr unsigned kImageFormats = 4;
 /// Bytes of the host buffers the driver hands to a target (data in, data out).
 inline constexpr std::size_t kHostBytes = 64 * 1024;
 
@@ -20,6 +24,7 @@ inline constexpr int kOk = 0;
 inline constexpr int kNotApplicable = -1;  ///< the driver-side precondition of the op was not met
 /// The edgemem::Errc values the model predicts (adapter.cpp checks them against the enum).
 inline constexpr int kInvalidArgument = 1, kOutOfRange = 2, kExhausted = 5, kBusy = 9, kReleased = 10,
+                     kOverlap = 4, kUnsupported = 8,
                      kAccessDenied = 12;
 /// Code of an event that is not complete after its wait() succeeded (never expected).
 inline constexpr int kEventIncomplete = 99;
@@ -57,6 +62,21 @@ enum Op : std::uint8_t {
   op_migrate,          ///< q.migrate(slot a, migration)
   op_finish,           ///< q.finish()
   op_event,            ///< on event m & 3: wait(), is_complete(), release() or move to b & 3 (by access)
+  // Images (image slot a & 3, second image slot b & 3; the image block of Args::img). Mapping slots
+  // are shared with buffers: op_map_write / op_unmap / op_map_drop work on image mappings too.
+  op_img_create,       ///< image a = Image::create(ctx, desc, storage, flags)
+  op_img_from_host,    ///< image a = Image::from_host(ctx, desc, data | null, host pitch, storage, flags)
+  op_img_like,         ///< image a = Image::like(image b)
+  op_img_view,         ///< image a = Image::view(buffer slot b, 1D-buffer desc) (2D views: PoCL has none)
+  op_img_release,      ///< image a .release()
+  op_img_drop,         ///< image a = {}
+  op_img_write,        ///< q.write_image(image a, region, data | null, n0, host pitch)
+  op_img_read,         ///< q.read_image(image a, region, out | null, n0, host pitch)
+  op_img_copy,         ///< q.copy_image(image b, image a, src origin, region)
+  op_img_fill,         ///< q.fill_image(image a, color, region)
+  op_img_to_buf,       ///< q.copy_image_to_buffer(image a, region, buffer slot b, n1)
+  op_buf_to_img,       ///< q.copy_buffer_to_image(buffer slot b, n1, image a, region)
+  op_img_map,          ///< mapping m = q.map_image(image a, access, region); pixels copied out tightly
   kOpCount
 };
 
@@ -64,6 +84,19 @@ enum Op : std::uint8_t {
 struct RectSideArgs {
   std::size_t x = 0, y = 0, z = 0;                  ///< origin: bytes, rows, slices
   std::size_t row_pitch = 0, slice_pitch = 0;       ///< bytes
+};
+
+/// The image part of an operation (image ops only).
+struct ImageArgs {
+  unsigned type = 0;              ///< ImageType value 0..5
+  unsigned format = 0;            ///< index into the kImageFormats list
+  std::size_t width = 1, height = 1, depth = 1, array_size = 1;
+  std::size_t origin[3] = {0, 0, 0};      ///< region origin (pixels)
+  std::size_t extent[3] = {1, 1, 1};      ///< region extent (pixels)
+  std::size_t src_origin[3] = {0, 0, 0};  ///< copy_image source origin
+  std::size_t row_pitch = 0, slice_pitch = 0;  ///< host pitch (0: tight)
+  unsigned color_kind = 0;        ///< ColorKind value of the fill color
+  std::uint32_t color[4] = {0, 0, 0, 0};  ///< the fill color's bits (floats as their bit patterns)
 };
 
 /// One decoded operation. Both targets receive the same Args.
@@ -85,6 +118,7 @@ struct Args {
   RectSideArgs side[2];           ///< rect: [0] buffer (copy: src), [1] host (copy: dst)
   std::size_t region[3] = {1, 1, 1};  ///< rect region: bytes, rows, slices
   const unsigned char* data = nullptr;  ///< kHostBytes of input bytes (driver-owned)
+  ImageArgs img;                  ///< image ops only
 };
 
 /// Observable state of one buffer slot after an operation.
@@ -93,8 +127,17 @@ struct SlotState {
   std::uint64_t shares = 0;  ///< bit j: shares_root_with(slot j)
 };
 
+/// Observable state of one image slot after an operation.
+struct ImageState {
+  std::uint64_t valid = 0, type = 0, format = 0, size = 0, is_view = 0;
+  std::uint64_t extent[3] = {0, 0, 0};
+  std::uint64_t array_size = 0;
+  std::uint64_t shares = 0;  ///< bit j: shares_root_with(buffer slot j)
+};
+
 /// Observable state of a target after an operation.
 struct Snapshot {
+  ImageState image[kImageSlots];
   SlotState slot[kBufferSlots];
   std::uint64_t mapped[kMappingSlots] = {};     ///< mapped()
   std::uint64_t map_bytes[kMappingSlots] = {};  ///< size_bytes()
@@ -106,7 +149,7 @@ struct Snapshot {
 /// What one operation produced.
 struct Outcome {
   int code = kOk;             ///< kOk, an Errc value, or kNotApplicable
-  std::size_t out_len = 0;    ///< bytes of `out` filled (read, read_rect, map contents)
+  std::size_t out_len = 0;    ///< bytes of `out` filled (read, read_rect, map contents; image maps: pixels, tight)
 };
 
 /// One build of edgemem driven by the fuzzer. No exceptions; every call is noexcept.
