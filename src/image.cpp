@@ -31,6 +31,7 @@ Result<ImageNode*> make_image(ContextNode* cn, const ImageDesc& desc, Storage st
   ImageNode* node = detail::make_node<ImageNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the image's bookkeeping");
   node->layout = layout;
+  node->image_object = true;
   contract::ImageCreate create;
   create.layout = layout;
   create.storage = storage;
@@ -114,6 +115,7 @@ Result<ImageNode*> make_view(MemNode* buf, const ImageDesc& desc, std::size_t ro
   }
   detail::init_view(node, buf, buf->origin, bytes, buf->flags);
   node->layout = layout;
+  node->image_object = two_d;
   node->native = *native;
   node->native_state.store(detail::kNativeReady, std::memory_order_release);
   return node;
@@ -223,6 +225,7 @@ Result<Image> Image::adopt(const Context& ctx, NativeMem native, AdoptMode mode)
   node->storage = a.storage;
   node->flags = a.flags;
   node->native = native;
+  node->image_object = true;  // its own root: even an adopted 1D-buffer image's commands use the image
   node->borrowed = mode == AdoptMode::borrow;
   detail::live_add(detail::Live::image, 1);
   return Image(node);

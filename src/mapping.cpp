@@ -55,12 +55,12 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
   for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
     const std::uint64_t bit = std::uint64_t{1} << i;
     if ((n->maps->used & bit) != 0) continue;
-    // Images never share a native mapping: theirs is of the image object, with its own pitches.
+    // Image objects never share a native mapping: theirs is of the image, with its own pitches.
     const detail::MapSlot* joined =
-        access != Access::read || n->image
+        access != Access::read || n->image_object
             ? nullptr
             : find_open_slot(root, n, i, [&](const MemNode* m, const detail::MapSlot& o) {
-                return !m->image && o.access == Access::read && !o.closing && o.queue == queue && o.host != nullptr &&
+                return !m->image_object && o.access == Access::read && !o.closing && o.queue == queue && o.host != nullptr &&
                        o.native_begin <= range.begin && o.native_end >= range.end;
               });
     detail::MapSlot& slot = n->maps->slot[i];
@@ -129,9 +129,9 @@ void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) n
   slot.native = mapped;
   slot.host = mapped.host;
   slot.native_count = 1;
-  if (n->image) return;  // an image's native mapping is its own object's
+  if (n->image_object) return;  // an image object's native mapping is its own
   const detail::MapSlot* same = find_open_slot(n->root, n, index, [&](const MemNode* m, const detail::MapSlot& o) {
-    return !m->image && !o.closing && o.native.host == mapped.host;
+    return !m->image_object && !o.closing && o.native.host == mapped.host;
   });
   if (same != nullptr) slot.native_id = same->native_id;
 }
@@ -201,6 +201,10 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
   const detail::MemUse use{n, span, access != Access::read};
   contract::MappedImage image{};
   auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) -> Result<contract::Mapped> {
+    if (!n->image_object) {  // a 1D-buffer view: its buffer's bytes, mapped as a buffer
+      image.row_pitch = span.end - span.begin;
+      return Backend::map(node_->native, n->root->native, access, n->origin + span.begin, span.end - span.begin, s);
+    }
     EDGEMEM_TRY_ASSIGN(image, Backend::map_image(node_->native, n->native, n->layout, access, region, s));
     return image.mapped;
   });

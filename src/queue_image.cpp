@@ -16,6 +16,10 @@ using detail::QueueNode;
 
 namespace {
 
+// A 1D-buffer image view (!image_object) is its buffer's bytes, tightly packed: its commands run as
+// buffer commands on the root at the view's origin (the same bytes; and PoCL 3.1 crashes filling
+// or copying from such images). span.begin is the region's first byte in the view.
+
 /// The host transfer of write_image (`writes_image`) or read_image.
 Result<void> enqueue_host_transfer(QueueNode* q, const Image& img, const ImageRegion& r, const void* host,
                                    std::size_t host_bytes, HostPitch pitch, bool writes_image, WaitList waits,
@@ -30,7 +34,11 @@ Result<void> enqueue_host_transfer(QueueNode* q, const Image& img, const ImageRe
   EDGEMEM_TRY(detail::check_host_access(n->flags, !writes_image, writes_image));
   const ByteRange span = detail::image_span(n, r);
   EDGEMEM_TRY(detail::check_not_mapped(n, span, writes_image));
-  return detail::submit(q, waits, out, {n, span, writes_image}, [&](const Backend::CommandEvents& s) {
+  return detail::submit(q, waits, out, {n, span, writes_image}, [&](const Backend::CommandEvents& s) -> Result<void> {
+    const std::size_t at = n->origin + span.begin, bytes = span.end - span.begin;
+    if (!n->image_object)
+      return writes_image ? Backend::write(q->native, n->root->native, at, host, bytes, s)
+                          : Backend::read(q->native, n->root->native, at, const_cast<void*>(host), bytes, s);
     return writes_image ? Backend::write_image(q->native, n->native, n->layout, r, host, resolved, s)
                         : Backend::read_image(q->native, n->native, n->layout, r, const_cast<void*>(host), resolved, s);
   });
@@ -57,7 +65,12 @@ Result<void> enqueue_copy_image(QueueNode* q, const Image& src, Image& dst, Imag
   if (overlap) return fail(Errc::overlap, "copy source and destination regions overlap");
   EDGEMEM_TRY(detail::check_not_mapped(s, ss, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, ds, true));
-  return detail::submit(q, waits, out, {s, ss, false}, {d, ds, true}, [&](const Backend::CommandEvents& ev) {
+  return detail::submit(q, waits, out, {s, ss, false}, {d, ds, true}, [&](const Backend::CommandEvents& ev) -> Result<void> {
+    const std::size_t s_at = s->origin + ss.begin, d_at = d->origin + ds.begin;
+    if (!s->image_object && !d->image_object)
+      return Backend::copy(q->native, s->root->native, d->root->native, s_at, d_at, ss.end - ss.begin, ev);
+    if (!s->image_object) return Backend::copy_buffer_to_image(q->native, s->root->native, s_at, d->native, d->layout, dr, ev);
+    if (!d->image_object) return Backend::copy_image_to_buffer(q->native, s->native, s->layout, sr, d->root->native, d_at, ev);
     return Backend::copy_image(q->native, s->native, s->layout, d->native, d->layout, so, dr, ev);
   });
 }
@@ -71,7 +84,13 @@ Result<void> enqueue_fill_image(QueueNode* q, Image& dst, const Color& color, co
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   const ByteRange span = detail::image_span(n, r);
   EDGEMEM_TRY(detail::check_not_mapped(n, span, true));
-  return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::CommandEvents& s) {
+  unsigned char pixel[16];
+  const std::size_t e = n->layout.desc.format.pixel_bytes();
+  const bool as_buffer = !n->image_object && e <= n->ctx->info.caps.max_fill_pattern_bytes &&
+                         encode_pixel(n->layout.desc.format, color, pixel);
+  return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::CommandEvents& s) -> Result<void> {
+    if (as_buffer)  // the pixel, encoded by OpenCL's rules, as a fill pattern of the buffer's bytes
+      return Backend::fill(q->native, n->root->native, n->origin + span.begin, span.end - span.begin, pixel, e, s);
     return Backend::fill_image(q->native, n->native, n->layout, color, r, s);
   });
 }
@@ -96,7 +115,12 @@ Result<void> enqueue_image_buffer(QueueNode* q, const Image& img, const ImageReg
   EDGEMEM_TRY(detail::check_not_mapped(n, span, !to_buffer));
   EDGEMEM_TRY(detail::check_not_mapped(b, range, to_buffer));
   const detail::MemUse image_use{n, span, !to_buffer}, buffer_use{b, range, to_buffer};
-  return detail::submit(q, waits, out, image_use, buffer_use, [&](const Backend::CommandEvents& s) {
+  return detail::submit(q, waits, out, image_use, buffer_use, [&](const Backend::CommandEvents& s) -> Result<void> {
+    if (!n->image_object) {
+      const std::size_t image_at = n->origin + span.begin, buffer_at = b->origin + offset;
+      return to_buffer ? Backend::copy(q->native, n->root->native, b->root->native, image_at, buffer_at, bytes, s)
+                       : Backend::copy(q->native, b->root->native, n->root->native, buffer_at, image_at, bytes, s);
+    }
     return to_buffer ? Backend::copy_image_to_buffer(q->native, n->native, n->layout, r, b->root->native,
                                                      b->origin + offset, s)
                      : Backend::copy_buffer_to_image(q->native, b->root->native, b->origin + offset, n->native,

@@ -54,6 +54,13 @@ std::size_t cl_slice_pitch(ImageType t, std::size_t slice) noexcept {
   return t == ImageType::image3d || t == ImageType::image1d_array || t == ImageType::image2d_array ? slice : 0;
 }
 
+/// A host row pitch as passed to the driver. A 1D array's layers are `slice` apart in host memory
+/// (OpenCL's rule); PoCL 3.1 steps them by the row pitch instead (tests/fuzz/pocl/), so the row pitch
+/// passed is the layer stride too: a layer is one row, so both readings agree.
+std::size_t cl_row_pitch(ImageType t, const HostPitch& p) noexcept {
+  return t == ImageType::image1d_array ? p.slice : p.row;
+}
+
 struct Box {
   std::size_t origin[3];
   std::size_t region[3];
@@ -137,7 +144,7 @@ Result<OpenCL::NativeMem> OpenCL::image_create(const NativeContext& ctx, const I
   cl_image_desc d = cl_desc(desc.layout);
   if (desc.copy_from != nullptr) {
     f |= CL_MEM_COPY_HOST_PTR;
-    d.image_row_pitch = desc.host.row;
+    d.image_row_pitch = cl_row_pitch(desc.layout.desc.type, desc.host);
     d.image_slice_pitch = cl_slice_pitch(desc.layout.desc.type, desc.host.slice);
   }
   const cl_image_format format = cl_format(desc.layout.desc.format);
@@ -204,12 +211,12 @@ Result<void> host_transfer(bool writes, cl_command_queue q, cl_mem image, const 
                            const ImageRegion& r, void* host, const HostPitch& pitch,
                            const OpenCL::CommandEvents& ev) noexcept {
   const Box b = box_of(r.origin, r.extent);
-  const std::size_t slice = cl_slice_pitch(l.desc.type, pitch.slice);
+  const std::size_t slice = cl_slice_pitch(l.desc.type, pitch.slice), row = cl_row_pitch(l.desc.type, pitch);
   const cl::WaitList w = cl::waits_of(ev);
   const cl_bool blocking = ev.out == nullptr ? CL_TRUE : CL_FALSE;
   const cl_int status =
-      writes ? clEnqueueWriteImage(q, image, blocking, b.origin, b.region, pitch.row, slice, host, w.count, w.events, ev.out)
-             : clEnqueueReadImage(q, image, blocking, b.origin, b.region, pitch.row, slice, host, w.count, w.events, ev.out);
+      writes ? clEnqueueWriteImage(q, image, blocking, b.origin, b.region, row, slice, host, w.count, w.events, ev.out)
+             : clEnqueueReadImage(q, image, blocking, b.origin, b.region, row, slice, host, w.count, w.events, ev.out);
   return cl::check_host_access(status);
 }
 

@@ -140,7 +140,10 @@ struct MemNode {
   MemFlags flags = MemFlags::read_write;
   bool wrapped = false;
   bool borrowed = false;            // adopted with AdoptMode::borrow: the native object is not released
-  bool image = false;               // an ImageNode: `native` is the image object (a view's own image)
+  bool image = false;               // an ImageNode (core/image_node.hpp)
+  bool image_object = false;        // an image whose commands and maps use `native`, the image object;
+                                    // false for a 1D-buffer image view: its pixels are its buffer's
+                                    // bytes, and its commands run on the buffer (image_node.hpp)
   const std::byte* host = nullptr;  // root made by Buffer::wrap or adopted over CL_MEM_USE_HOST_PTR: the
                                     // caller memory it uses (else null)
   // A root's native object; a view's native sub-object, made only when first asked for (native_of)
@@ -172,9 +175,11 @@ struct MemNode {
 
 struct ImageNode;  // core/image_node.hpp
 
-/// The native object a command or map on `n` names: an image's own object; a buffer's root's (views
-/// are the root at their origin).
-inline const Backend::NativeMem& command_target(const MemNode* n) noexcept { return n->image ? n->native : n->root->native; }
+/// The native object a command or map on `n` names: an image object's own; a buffer's root's (views
+/// are the root at their origin), and so a 1D-buffer image view's.
+inline const Backend::NativeMem& command_target(const MemNode* n) noexcept {
+  return n->image_object ? n->native : n->root->native;
+}
 
 /// Mappings open through `n` now (read under root->map_lock).
 inline unsigned open_mappings(const MemNode* n) noexcept { return n->maps != nullptr ? n->maps->count : 0; }

@@ -133,7 +133,8 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: write and read regions of every type, w
     // An inner region, read into a padded host layout, then written elsewhere from it.
     ImageRegion r{{1, all.y > 2 ? 1u : 0u, all.z > 2 ? 1u : 0u}, {all.x - 3, all.y > 2 ? all.y - 2 : all.y,
                                                                   all.z > 2 ? all.z - 2 : all.z}};
-    const HostPitch pitch{r.extent.x * 4 + 12, (r.extent.x * 4 + 12) * (d.type == ImageType::image1d_array ? 1 : r.extent.y + 1)};
+    // Padded rows and padded slices (a 1D array's layers: two rows apart, as OpenCL strides them).
+    const HostPitch pitch{r.extent.x * 4 + 12, (r.extent.x * 4 + 12) * (d.type == ImageType::image1d_array ? 2 : r.extent.y + 1)};
     emt::Bytes host(pitch.slice * r.extent.z + pitch.row * r.extent.y, 0xEE);
     CHECK_OK(q.read_image(img, r, host.data(), host.size(), pitch));
     emt::Bytes packed;
@@ -522,4 +523,46 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: two threads on two queues pass frames t
   consumer.join();
   CHECK(bad.load() == 0);
   CHECK_OK(q.finish());
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "images: every command on a 1D-buffer view is on its buffer's bytes") {
+  if (!has_images(ctx)) return;
+  const emt::Bytes bytes = emt::random_bytes(512 * 4);
+  auto buf = Buffer::from_host(ctx, bytes.data(), bytes.size());
+  REQUIRE_OK(buf);
+  auto line = Image::view(*buf, desc_of(ImageType::image1d_buffer, 512));
+  REQUIRE_OK(line);
+  emt::Bytes want = bytes;
+  // fill: the encoded pixel over the region's bytes.
+  const Color c = Color::floats(1.0f, 0.0f, 64 / 255.0f, 128 / 255.0f);
+  CHECK_OK(q.fill_image(*line, c, ImageRegion{{10, 0, 0}, {20, 1, 1}}));
+  for (std::size_t x = 10; x < 30; ++x) {
+    want[x * 4] = 255, want[x * 4 + 1] = 0, want[x * 4 + 2] = 64, want[x * 4 + 3] = 128;
+  }
+  CHECK(snapshot(*buf) == want);
+  // copies to and from another buffer, and to and from a 2D image.
+  auto other = Buffer::create(ctx, 512 * 4);
+  REQUIRE_OK(other);
+  CHECK_OK(q.copy_image_to_buffer(*line, ImageRegion{{0, 0, 0}, {512, 1, 1}}, *other, 0));
+  CHECK(snapshot(*other) == want);
+  auto flat = Image::create(ctx, desc_of(ImageType::image2d, 64, 8));
+  REQUIRE_OK(flat);
+  CHECK_OK(q.copy_image(*line, *flat, ImageOrigin{0, 0, 0}, ImageRegion{{0, 2, 0}, {64, 1, 1}}));
+  CHECK_OK(q.copy_image(*flat, *line, ImageOrigin{0, 2, 0}, ImageRegion{{100, 0, 0}, {64, 1, 1}}));
+  std::memcpy(want.data() + 400, want.data(), 64 * 4);
+  CHECK(snapshot(*buf) == want);
+  const emt::Bytes fresh = emt::random_bytes(8 * 4);
+  CHECK_OK(q.write(*other, 0, fresh.data(), fresh.size()));
+  CHECK_OK(q.copy_buffer_to_image(*other, 0, *line, ImageRegion{{200, 0, 0}, {8, 1, 1}}));
+  std::memcpy(want.data() + 800, fresh.data(), fresh.size());
+  CHECK(snapshot(*buf) == want);
+  {  // a map of the view is a map of the buffer's bytes, and conflicts with a buffer write map.
+    auto m = q.map_image(*line, Access::read, ImageRegion{{200, 0, 0}, {8, 1, 1}});
+    REQUIRE_OK(m);
+    CHECK(std::memcmp(m->data(), fresh.data(), fresh.size()) == 0);
+    CHECK_ERRC(q.map(*buf, Access::write, 800, 32), Errc::busy);
+    auto shared = q.map(*buf, Access::read, 800, 32);
+    REQUIRE_OK(shared);
+    CHECK(std::memcmp(shared->data(), fresh.data(), fresh.size()) == 0);
+  }
 }
