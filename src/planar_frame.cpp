@@ -137,21 +137,31 @@ Result<PlanarLayout> PlanarLayout::given(PlanarFormat f, std::size_t width, std:
   return l;
 }
 
-Result<PlanarFrame> PlanarFrame::over(Buffer frame, const PlanarLayout& layout) noexcept {
+Result<PlanarFrame> PlanarFrame::over(Buffer&& frame, const PlanarLayout& layout) noexcept {
   if (!frame.valid()) return fail(Errc::released, "frame buffer is released");
   PlanarFrame out;
   out.frame_ = std::move(frame);
   out.layout_ = layout;
-  EDGEMEM_TRY(out.make_views());
+  auto made = out.make_views();
+  if (!made) {
+    out.drop_views();
+    frame = std::move(out.frame_);  // the caller keeps its frame
+    return fail(made.error());
+  }
   return out;
 }
 
-Result<PlanarFrame> PlanarFrame::over(PooledBuffer frame, const PlanarLayout& layout) noexcept {
+Result<PlanarFrame> PlanarFrame::over(PooledBuffer&& frame, const PlanarLayout& layout) noexcept {
   if (!frame.valid()) return fail(Errc::released, "frame is empty");
   PlanarFrame out;
   out.pooled_ = std::move(frame);
   out.layout_ = layout;
-  EDGEMEM_TRY(out.make_views());
+  auto made = out.make_views();
+  if (!made) {
+    out.drop_views();
+    frame = std::move(out.pooled_);  // the caller keeps its block
+    return fail(made.error());
+  }
   return out;
 }
 

@@ -90,11 +90,13 @@ class PlanarFrame {
   /// invalid_argument (a layout neither make() nor given() could return: unknown format, plane count
   /// or plane format not the format's, zero extent), out_of_range (layout.bytes > frame.size()), those
   /// of Buffer::sub (misaligned: a plane offset not a multiple of ctx.base_align(); out_of_host_memory)
-  /// and of Image::view other than unsupported and misaligned. On failure `frame` is dropped.
-  [[nodiscard]] static Result<PlanarFrame> over(Buffer frame, const PlanarLayout& layout) noexcept;
-  /// As over(Buffer, ...) for a pool block or ring frame, kept as a PooledBuffer (take_pooled() gives
-  /// it back, e.g. to FrameRing::publish it). Errc: as over(Buffer, ...).
-  [[nodiscard]] static Result<PlanarFrame> over(PooledBuffer frame, const PlanarLayout& layout) noexcept;
+  /// and of Image::view other than unsupported and misaligned. On failure `frame` stays with the
+  /// caller, unchanged.
+  [[nodiscard]] static Result<PlanarFrame> over(Buffer&& frame, const PlanarLayout& layout) noexcept;
+  /// As over(Buffer&&, ...) for a pool block or ring frame, kept as a PooledBuffer (take_pooled() gives
+  /// it back, e.g. to FrameRing::publish it). Errc: as over(Buffer&&, ...); on failure `frame` stays
+  /// with the caller (not returned to its pool).
+  [[nodiscard]] static Result<PlanarFrame> over(PooledBuffer&& frame, const PlanarLayout& layout) noexcept;
 
   /// An empty (released) frame.
   PlanarFrame() noexcept = default;

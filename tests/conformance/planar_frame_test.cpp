@@ -223,6 +223,20 @@ TEST_CASE("planar: over() errors") {
   auto small = Buffer::create(f.ctx, l->bytes - 1);
   REQUIRE_OK(small);
   CHECK_ERRC(PlanarFrame::over(std::move(*small), *l), Errc::out_of_range);
+  CHECK(small->valid());  // a refused frame stays with the caller
+  CHECK(small->size() == l->bytes - 1);
+  {
+    FixedPool<1> pool;
+    auto ready = pool.init(f.ctx, f.q, l->bytes, 1);
+    REQUIRE_OK(ready);
+    auto block = pool.acquire();
+    REQUIRE_OK(block);
+    PlanarLayout three = *l;
+    three.plane_count = 3;  // NV12 has two
+    CHECK_ERRC(PlanarFrame::over(std::move(*block), three), Errc::invalid_argument);
+    CHECK(block->valid());
+    CHECK(pool.stats().in_use == 1);
+  }
   PlanarLayout bad = *l;
   bad.plane_count = 3;
   auto b1 = Buffer::create(f.ctx, l->bytes);
