@@ -26,12 +26,6 @@ Result<ImageNode*> make_image(ContextNode* cn, const ImageDesc& desc, Storage st
   EDGEMEM_TRY(detail::check_mem_flags(flags));
   EDGEMEM_TRY(detail::check_storage(storage));
   EDGEMEM_TRY_ASSIGN(const contract::ImageLayout layout, detail::check_image_desc(cn, desc, bytes));
-  EDGEMEM_TRY(detail::check_host_flags_supported(cn, flags));
-  EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, flags));
-  ImageNode* node = detail::make_node<ImageNode>();
-  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the image's bookkeeping");
-  node->layout = layout;
-  node->image_object = true;
   contract::ImageCreate create;
   create.layout = layout;
   create.storage = storage;
@@ -39,13 +33,15 @@ Result<ImageNode*> make_image(ContextNode* cn, const ImageDesc& desc, Storage st
   create.copy_from = copy_from;
   if (copy_from != nullptr) {
     std::size_t needed = 0;
-    auto resolved = detail::resolve_host_pitch(node, detail::image_extent(desc), pitch, static_cast<std::size_t>(-1), needed);
-    if (!resolved) {
-      detail::destroy_node(node);
-      return fail(resolved.error());
-    }
-    create.host = *resolved;
+    EDGEMEM_TRY_ASSIGN(create.host, detail::resolve_host_pitch(desc, detail::image_extent(desc), pitch,
+                                                               static_cast<std::size_t>(-1), needed));
   }
+  EDGEMEM_TRY(detail::check_host_flags_supported(cn, flags));
+  EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, flags));
+  ImageNode* node = detail::make_node<ImageNode>();
+  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the image's bookkeeping");
+  node->layout = layout;
+  node->image_object = true;
   if constexpr (detail::tracks_pending) {
     node->pending = detail::make_pending_table();
     if (node->pending == nullptr) {
@@ -175,6 +171,8 @@ Result<Image> Image::from_host(const Context& ctx, const ImageDesc& desc, const 
   if (desc.type == ImageType::image1d_buffer) {
     std::size_t bytes = 0;
     EDGEMEM_TRY(detail::check_image_desc(cn, desc, bytes));
+    std::size_t needed = 0;  // the pitch rules hold for every type, though one row has no stride
+    EDGEMEM_TRY(detail::resolve_host_pitch(desc, detail::image_extent(desc), pitch, static_cast<std::size_t>(-1), needed));
     EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, flags));
     EDGEMEM_TRY_ASSIGN(Buffer buf, Buffer::from_host(ctx, data, bytes, storage, flags));
     return view(buf, desc);

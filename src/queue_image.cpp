@@ -28,7 +28,7 @@ Result<void> enqueue_host_transfer(QueueNode* q, const Image& img, const ImageRe
   if (host == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   EDGEMEM_TRY(detail::check_image_region(n, r));
   std::size_t needed = 0;
-  EDGEMEM_TRY_ASSIGN(const HostPitch resolved, detail::resolve_host_pitch(n, r.extent, pitch, host_bytes, needed));
+  EDGEMEM_TRY_ASSIGN(const HostPitch resolved, detail::resolve_host_pitch(n->layout.desc, r.extent, pitch, host_bytes, needed));
   if (detail::host_in_wrapped_memory(host, needed, n))
     return fail(Errc::overlap, "host memory lies in the caller memory the image's buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, !writes_image, writes_image));

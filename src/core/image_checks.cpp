@@ -87,10 +87,10 @@ ByteRange image_span(const ImageNode* n, const ImageRegion& r) noexcept {
                    contract::image_offset(l.desc.type, e, l.row_pitch, l.slice_pitch, last) + e};
 }
 
-Result<HostPitch> resolve_host_pitch(const ImageNode* n, const ImageExtent& ext, HostPitch p, std::size_t host_bytes,
+Result<HostPitch> resolve_host_pitch(const ImageDesc& desc, const ImageExtent& ext, HostPitch p, std::size_t host_bytes,
                                      std::size_t& needed) noexcept {
-  const ImageType type = n->layout.desc.type;
-  const std::size_t e = n->layout.desc.format.pixel_bytes();
+  const ImageType type = desc.type;
+  const std::size_t e = desc.format.pixel_bytes();
   const bool layers_in_y = type == ImageType::image1d_array;
   std::size_t row_bytes = 0, slice_bytes = 0;
   if (!mul(ext.x, e, row_bytes)) return fail(Errc::out_of_range, "host row size overflows");

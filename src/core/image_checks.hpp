@@ -31,11 +31,11 @@ Result<void> check_image_region(const ImageNode* n, const ImageRegion& r) noexce
 /// The node-relative bytes region `r` of `n` spans in its storage layout (first to last pixel).
 ByteRange image_span(const ImageNode* n, const ImageRegion& r) noexcept;
 
-/// Resolves host pitches of a transfer of extent `e` of `n` (0: tight) and checks them against
+/// Resolves host pitches of a transfer of extent `e` of an image of `desc` (0: tight) and checks them against
 /// `host_bytes`. Errc: invalid_argument (a pitch too small, a row pitch not a multiple of the pixel
 /// size, a slice pitch not a multiple of the row pitch), out_of_range (the layout passes host_bytes).
 /// `needed` receives the host bytes the transfer touches.
-Result<HostPitch> resolve_host_pitch(const ImageNode* n, const ImageExtent& e, HostPitch p, std::size_t host_bytes,
+Result<HostPitch> resolve_host_pitch(const ImageDesc& desc, const ImageExtent& e, HostPitch p, std::size_t host_bytes,
                                      std::size_t& needed) noexcept;
 
 /// The smallest row pitch of a 2D image view of `width` pixels of `format` (required_row_pitch()).

@@ -219,3 +219,19 @@ BAD_INPUT("Image::view: wrong type, pitch below a row or off the alignment, past
   s.expect(Errc::invalid_argument, [&] { return required_row_pitch(f.ctx, kRgba8, 0); });
   s.expect(Errc::released, [&] { return Image::view(Buffer{}, desc2d(64, 16)); });
 }
+
+BAD_INPUT("Image::from_host: host pitches below a row, off the pixel size, or a slice pitch off the row pitch, every type") {
+  emt::Fixture f;
+  Scene s(f);
+  if (!f.ctx.info().caps.images) return;
+  const emt::Bytes px = emt::random_bytes(64 * 8 * 4 * 2);
+  for (ImageType t : {ImageType::image1d, ImageType::image1d_buffer, ImageType::image2d, ImageType::image3d}) {
+    CAPTURE(static_cast<int>(t));
+    ImageDesc d = desc2d(16, t == ImageType::image1d || t == ImageType::image1d_buffer ? 1 : 4);
+    d.type = t;
+    if (t == ImageType::image3d) d.depth = 2;
+    s.expect(Errc::invalid_argument, [&] { return Image::from_host(f.ctx, d, px.data(), HostPitch{16 * 4 - 4, 0}); });
+    s.expect(Errc::invalid_argument, [&] { return Image::from_host(f.ctx, d, px.data(), HostPitch{16 * 4 + 2, 0}); });
+    s.expect(Errc::invalid_argument, [&] { return Image::from_host(f.ctx, d, px.data(), HostPitch{128, 128 * 4 + 64}); });
+  }
+}
