@@ -75,8 +75,6 @@ Result<ImageNode*> make_view(MemNode* buf, const ImageDesc& desc, std::size_t ro
   const bool two_d = desc.type == ImageType::image2d;
   if (two_d && !cn->info.caps.image_from_buffer)
     return fail(Errc::unsupported, "the device cannot make 2D images over buffers (DeviceInfo::caps)");
-  if (buf->parent != nullptr && !cn->info.caps.image_from_sub_buffer)
-    return fail(Errc::unsupported, "the device makes image views of root buffers only (DeviceInfo::caps)");
   EDGEMEM_TRY(detail::check_format_supported(cn, desc.type, desc.format, buf->flags));
   const std::size_t e = desc.format.pixel_bytes();
   std::size_t bytes = tight_bytes;
@@ -101,6 +99,9 @@ Result<ImageNode*> make_view(MemNode* buf, const ImageDesc& desc, std::size_t ro
     if (address % align != 0)
       return fail(Errc::misaligned, "the buffer's address is not a multiple of the device's image base alignment");
   }
+  // Checked last: the view is valid, the device just cannot make it over a sub-buffer.
+  if (buf->parent != nullptr && !cn->info.caps.image_from_sub_buffer)
+    return fail(Errc::unsupported, "the device makes image views of root buffers only (DeviceInfo::caps)");
   EDGEMEM_TRY_ASSIGN(const Backend::NativeMem under, detail::native_of(buf));
   ImageNode* node = detail::make_node<ImageNode>();
   if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the image view's bookkeeping");

@@ -214,6 +214,7 @@ struct Model {
   MPool pool;
   MHeap heap;
   bool events[kEventSlots] = {};
+  unsigned event_queue[kEventSlots] = {};  // the queue (so the context) whose command made the event
 
   void reset() {
     for (auto& e : events) e = false;
@@ -810,6 +811,7 @@ void apply(const Args& a) {
       if (a.access == 2) m.events[a.m & 3u] = false;
       if (a.access == 3 && (a.m & 3u) != (a.b & 3u)) {
         m.events[a.b & 3u] = m.events[a.m & 3u];
+        m.event_queue[a.b & 3u] = m.event_queue[a.m & 3u];
         m.events[a.m & 3u] = false;
       }
       break;
@@ -833,7 +835,10 @@ void apply(const Args& a) {
   const bool keeps = a.op == op_write || a.op == op_fill || a.op == op_copy || a.op == op_write_rect ||
                      a.op == op_copy_rect || a.op == op_migrate || a.op == op_img_write || a.op == op_img_copy ||
                      a.op == op_img_fill || a.op == op_img_to_buf || a.op == op_buf_to_img;
-  if (a.async && a.keep && keeps) m.events[a.b & 3u] = true;
+  if (a.async && a.keep && keeps) {
+    m.events[a.b & 3u] = true;
+    m.event_queue[a.b & 3u] = a.queue;
+  }
 }
 
 /// Applies what a failed operation still does: a failed unmap leaves the guard unmapped; a refused
