@@ -198,21 +198,23 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
   const ByteRange span = detail::image_span(n, region);
   EDGEMEM_TRY_ASSIGN(const Reserved r,
                      reserve_slot(n, ByteRange{n->origin + span.begin, n->origin + span.end}, access, node_->serial));
-  const detail::MemUse use{n, span, access != Access::read};
+  detail::MapSlot& slot = n->maps->slot[r.slot];
   contract::MappedImage image{};
-  auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) -> Result<contract::Mapped> {
-    if (!n->image_object) {  // a 1D-buffer view: its buffer's bytes, mapped as a buffer
-      image.row_pitch = span.end - span.begin;
-      return Backend::map(node_->native, n->root->native, access, n->origin + span.begin, span.end - span.begin, s);
+  image.row_pitch = span.end - span.begin;  // a 1D-buffer view: one row, mapped as its buffer's bytes
+  if (!r.shared) {  // (a 1D-buffer view's read map may join an open read map of its buffer instead)
+    const detail::MemUse use{n, span, access != Access::read};
+    auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) -> Result<contract::Mapped> {
+      if (!n->image_object)
+        return Backend::map(node_->native, n->root->native, access, n->origin + span.begin, span.end - span.begin, s);
+      EDGEMEM_TRY_ASSIGN(image, Backend::map_image(node_->native, n->native, n->layout, access, region, s));
+      return image.mapped;
+    });
+    if (!mapped) {
+      release_slot(n, r.slot);
+      return fail(mapped.error());
     }
-    EDGEMEM_TRY_ASSIGN(image, Backend::map_image(node_->native, n->native, n->layout, access, region, s));
-    return image.mapped;
-  });
-  if (!mapped) {
-    release_slot(n, r.slot);
-    return fail(mapped.error());
+    settle_native(n, r.slot, *mapped);
   }
-  settle_native(n, r.slot, *mapped);
   const ImageType type = n->layout.desc.type;
   const std::size_t e = n->layout.desc.format.pixel_bytes();
   const ImageOrigin last{region.extent.x - 1, region.extent.y - 1, region.extent.z - 1};
@@ -220,7 +222,7 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
   detail::retain(node_);
   detail::retain(n);
   detail::live_add(detail::Live::mapping, 1);
-  return ImageMapping(MappingBase(node_, n, r.slot, mapped->host, bytes, access), image.row_pitch, image.slice_pitch,
+  return ImageMapping(MappingBase(node_, n, r.slot, slot.host, bytes, access), image.row_pitch, image.slice_pitch,
                       region.extent, n->layout.desc.format, type == ImageType::image1d_array);
 }
 

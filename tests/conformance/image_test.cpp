@@ -565,4 +565,16 @@ TEST_CASE_FIXTURE(emt::Fixture, "images: every command on a 1D-buffer view is on
     REQUIRE_OK(shared);
     CHECK(std::memcmp(shared->data(), fresh.data(), fresh.size()) == 0);
   }
+  {  // the other way round: a read map of the view joins an open read map of the buffer's bytes
+    auto whole = q.map(*buf, Access::read);
+    REQUIRE_OK(whole);
+    auto m = q.map_image(*line, Access::read, ImageRegion{{200, 0, 0}, {8, 1, 1}});
+    REQUIRE_OK(m);
+    CHECK(m->data() == whole->data() + 800);
+    CHECK(std::memcmp(m->data(), fresh.data(), fresh.size()) == 0);
+    CHECK_OK(whole->unmap());
+    CHECK(std::memcmp(m->data(), fresh.data(), fresh.size()) == 0);
+    CHECK_OK(m->unmap());
+  }
+  CHECK(ctx.unreported_errors().count == 0);
 }
