@@ -22,14 +22,18 @@ std::uint8_t chroma_v(int r, int g, int b) { return static_cast<std::uint8_t>((1
 
 }  // namespace
 
-Camera::Camera(std::size_t width, std::size_t height) : w_(width), h_(height), rows_(2 * 3 * width) {}
+Camera::Camera(std::size_t width, std::size_t height) : w_(width), h_(height), rows_(2 * 3 * width), red_(width) {
+  for (std::size_t x = 0; x < width; ++x) red_[x] = static_cast<std::uint8_t>(x * 255 / (width - 1));
+}
 
 void Camera::draw_row(std::size_t t, std::size_t y, std::uint8_t* rgb) const {
   const std::size_t w = w_, h = h_;
-  for (std::size_t x = 0; x < w; ++x) {  // background: gradients, a diagonal band moving 4 px a frame
-    const std::size_t band = triangle((x + y + 4 * t) % 512, 256);
-    put(rgb, x, static_cast<std::uint8_t>(x * 255 / (w - 1)), static_cast<std::uint8_t>(y * 255 / (h - 1)),
-        static_cast<std::uint8_t>(band > 255 ? 255 : band));
+  // Background: red across, green down, a blue diagonal band moving 4 px a frame.
+  const std::uint8_t green = static_cast<std::uint8_t>(y * 255 / (h - 1));
+  const std::size_t start = (y + 4 * t) % 512;
+  for (std::size_t x = 0; x < w; ++x) {
+    const std::size_t band = triangle((start + x) & 511, 256);
+    put(rgb, x, red_[x], green, static_cast<std::uint8_t>(band > 255 ? 255 : band));
   }
   // Checkerboard: a square of 8 x 8 cells, fixed, lower left.
   const std::size_t cell = std::max<std::size_t>(h / 32, 1), cx0 = w / 16, cy0 = h * 5 / 8;

@@ -14,7 +14,7 @@ namespace camera_demo {
 /// rectangle moving up and down and a yellow disc moving left and right (triangle waves).
 class Camera {
  public:
-  /// Sizes the two row buffers (the only allocation; none per frame).
+  /// Sizes the row buffers and tables (the only allocations; none per frame).
   Camera(std::size_t width, std::size_t height);
   /// Writes frame `t`.
   void capture(std::size_t t, std::uint8_t* y_plane, std::size_t y_pitch, std::uint8_t* uv_plane,
@@ -24,6 +24,7 @@ class Camera {
   void draw_row(std::size_t t, std::size_t y, std::uint8_t* rgb) const;
   std::size_t w_, h_;
   std::vector<std::uint8_t> rows_;  // two RGB rows
+  std::vector<std::uint8_t> red_;   // the background's red, per column
 };
 
 }  // namespace camera_demo

@@ -209,6 +209,9 @@ int main(int argc, char** argv) {
 
   std::size_t bytes_in = layout.planes[0].bytes() + layout.planes[1].bytes(), bytes_out = 0;
   std::size_t edgemem_allocs_before = 0;
+  // Statistics: the steady state (frames after the warm-up) when there is one, else every frame.
+  const std::size_t first_counted = opt.frames > kWarmup ? kWarmup : 0;
+  double capture_ms = 0, wait_ms = 0;  // producer time; time the consumer waited for its stages
   Clock::time_point steady_start = Clock::now();
   for (std::size_t f = 0; f < opt.frames; ++f) {
     if (f == kWarmup) {
@@ -233,13 +236,16 @@ int main(int argc, char** argv) {
       Buffer& nb = next->buffer();
       if (auto r = capture(qp, cam, f + 1, nb, layout.planes[0].offset, nb, layout.planes[1].offset, layout); !r)
         return report("capture", r.error());
+      if (f >= first_counted) capture_ms += ms(Clock::now() - captured[f + 1]);
       bytes_in += layout.planes[0].bytes() + layout.planes[1].bytes();
       if (auto r = ring.publish(std::move(*next)); !r) return report("FrameRing::publish", r.error());
     }
 
     {  // results out: a read map of the pool block on the consumer queue (after its kernels, in order)
+      const Clock::time_point wait_start = Clock::now();
       auto m = qc.map<const std::uint8_t>(out->buffer(), Access::read, 0, OW * OH * 4);
       if (!m) return report("map(read)", m.error());
+      if (f >= first_counted) wait_ms += ms(Clock::now() - wait_start);
       std::memcpy(last_out.data(), m->data(), OW * OH * 4);
       bytes_out += OW * OH * 4;
     }
@@ -271,8 +277,7 @@ int main(int argc, char** argv) {
   if (!camera_demo::write_png(in_png.c_str(), last_rgb.data(), W, H)) return 1;
   if (!camera_demo::write_png(out_png.c_str(), last_out.data(), OW, OH)) return 1;
 
-  // Statistics: the steady state (frames after the warm-up) when there is one, else every frame.
-  const std::size_t first = opt.frames > kWarmup ? kWarmup : 0;
+  const std::size_t first = first_counted;
   const std::size_t counted = opt.frames - first;
   const double seconds = std::chrono::duration<double>(end - (first > 0 ? steady_start : captured[0])).count();
   std::vector<double> sorted(latency_ms.begin() + static_cast<std::ptrdiff_t>(first), latency_ms.end());
@@ -281,6 +286,8 @@ int main(int argc, char** argv) {
   std::printf("throughput: %.1f frames/s over %zu frames (%s); latency capture->output p50 %.2f ms, p99 %.2f ms\n",
               static_cast<double>(counted) / seconds, counted, first > 0 ? "after 3 warm-up frames" : "all frames",
               pct(0.50), pct(0.99));
+  std::printf("per frame: camera capture %.2f ms (producer), waiting for the stages %.2f ms (consumer)\n",
+              capture_ms / static_cast<double>(counted), wait_ms / static_cast<double>(counted));
   std::printf("bytes moved: %zu into ring frames (NV12 through write_discard maps), %zu out of pool blocks (read "
               "maps), %zu in all\n",
               bytes_in, bytes_out, bytes_in + bytes_out);

@@ -5,9 +5,11 @@
 // C++ through maps and the software sampler. Both give the same picture within float rounding.
 //
 // Where the device has images with RGBA unorm_int8 for reading and for writing, the RGB frame and the
-// overlay are edgemem Images, Sobel reads through a nearest clamp_to_edge Sampler and the downscale
-// through a linear one (sampling between four pixels: their average); otherwise both are buffers of
-// RGBA bytes and the downscale averages the four pixels itself.
+// overlay are edgemem Images, Sobel reads the picture through a nearest clamp_to_edge Sampler and the
+// downscale through a linear one (sampling between four pixels: their average); otherwise both are
+// buffers of RGBA bytes and the downscale averages the four pixels itself. Sobel works on the luma of
+// the stored 8-bit RGB pixels, computed once per pixel (on OpenCL, a float buffer the first kernel
+// writes: nine image reads per pixel are slow on PoCL, whose image reads are not vectorised).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -70,8 +72,11 @@ class Stages {
   edgemem::Image rgb_img_, overlay_img_;  // images path
   edgemem::Buffer rgb_buf_, overlay_buf_;  // buffers path
   edgemem::Sampler nearest_, linear_;      // images path
-  std::vector<float> luma_;                // host: three rows of luma for Sobel, sized at init()
+#if EDGEMEM_BACKEND_HOST
+  std::vector<float> luma_;                // three rows of luma for Sobel, sized at init()
+#endif
 #if EDGEMEM_BACKEND_OPENCL
+  edgemem::Buffer luma_;  // the RGB frame's luma (float per pixel), Sobel's input
   _cl_program* program_ = nullptr;
   _cl_kernel* nv12_ = nullptr;
   _cl_kernel* sobel_ = nullptr;
