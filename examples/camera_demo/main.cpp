@@ -7,7 +7,10 @@
 // allocations its steady-state loop made (0).
 //
 // Usage: camera_demo [--frames N] [--width W] [--height H] [--device I] [--out DIR] [--no-images]
-// A bad option prints a message and exits with 2; a failure at run time exits with 1.
+// (--help says more). The PNGs go to DIR (default: the current directory; scripts/edgemem.sh demo
+// passes build/). A bad option prints a message and exits with 2; a failure at run time exits with 1.
+// On a GPU the producer's capture overlaps the consumer queue's kernels; on PoCL both run on the same
+// CPU cores, so there the producer's map waits for them and they share the cores.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,8 +191,9 @@ int main(int argc, char** argv) {
 
   // Frame 0, the way a user wraps a ring frame: PlanarFrame::over the PooledBuffer, the planes as
   // Buffer views (and Image views where the device can), then take_pooled() to publish it.
-  // PlanarFrame::over makes the plane views (allocator-policy nodes), so the steady-state loop below
-  // addresses the same planes by the layout's offsets in the ring frame instead.
+  // PlanarFrame::over allocates (through the allocator policy: a node per plane view, and on the host
+  // backend two more per image view: 2 to 4 per frame), so the steady-state loop below addresses the
+  // same planes by the layout's offsets in the ring frame instead, and allocates nothing.
   captured[0] = Clock::now();
   PlanePath plane_paths[2]{};
   {
