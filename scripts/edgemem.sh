@@ -70,11 +70,13 @@ build_and_test() {
 TOTAL_OK=0
 TOTAL_FAIL=0
 
+# The demo: examples/camera_demo (options: --frames N --width W --height H --device I --out DIR
+# --no-images), release build, PNGs into build/ unless --out says otherwise.
 demo() {
   setup
-  configure build
-  ninja -C build examples/frame_pipeline >/dev/null
-  ./build/examples/frame_pipeline "$@"
+  configure build -Dbuildtype=release
+  ninja -C build examples/camera_demo >/dev/null || { grep -i 'spng' build.configure.log; return 1; }
+  ./build/examples/camera_demo --out build "$@"
 }
 
 test_all() {

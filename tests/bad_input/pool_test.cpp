@@ -298,7 +298,7 @@ BAD_INPUT("FrameRing::release: the producer still holds a sub-buffer of a publis
   REQUIRE_OK(fr);
   const emt::Bytes contents = emt::random_bytes(fr->size());
   REQUIRE_OK_DO(f.q.write(*fr, 0, contents.data(), contents.size()));
-  auto strip = fr->sub(0, f.align());  // as examples/frame_pipeline.cpp keeps a strip of its frame
+  auto strip = fr->sub(0, f.align());  // a strip of a ring frame
   REQUIRE_OK(strip);
   s.watch(*strip);
   REQUIRE_OK_DO(ring.publish(std::move(*fr)));
