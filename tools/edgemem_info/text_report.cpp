@@ -203,6 +203,17 @@ void write_text(std::FILE* out, const Survey& survey, const Options& opt) {
   std::fprintf(out, "edgemem-info %s: backend %s, allocator %s; %u device%s opened\n", EDGEMEM_VERSION,
                EDGEMEM_BACKEND_NAME, EDGEMEM_ALLOCATOR_NAME, opened, opened == 1 ? "" : "s");
   if (opened == 0) std::fprintf(out, "no device: %s\n", error_text(survey.none_reason).c_str());
+  if (opened > 1) {  // an overview first; the sections follow
+    std::fprintf(out, "\n");
+    Table t(out);
+    t.row({"device", "name", "global memory", "max allocation", "base align", "unified memory"});
+    for (const DeviceReport& r : survey.devices)
+      if (r.opened)
+        t.row({num(static_cast<unsigned>(r.platform)) + ":" + num(static_cast<unsigned>(r.device)), r.info.name,
+               human(r.info.global_mem_bytes), human(r.info.max_alloc_bytes), num(r.info.base_align_bytes) + " bytes",
+               yes_no(r.info.caps.unified_memory)});
+    t.print(true);
+  }
   for (const DeviceReport& r : survey.devices) {
     if (!r.opened) {
       std::fprintf(out, "\nDevice %d:%d  could not be opened: %s\n", r.platform, r.device, error_text(r.error).c_str());
