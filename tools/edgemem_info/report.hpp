@@ -82,7 +82,7 @@ extern const ExternalKind external_kinds[4];
 
 /// Human-readable tables, one section per device.
 void write_text(std::FILE* out, const Survey& survey, const Options& opt);
-/// One JSON document (keys documented in tools/edgemem_info/README-like comment of json_report.cpp).
+/// One JSON document with stable keys (schema 1; listed in json_report.cpp's file comment).
 void write_json(std::FILE* out, const Survey& survey, const Options& opt);
 
 }  // namespace info
