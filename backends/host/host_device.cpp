@@ -113,6 +113,7 @@ Result<Host::NativeContext> Host::context_create(const DeviceSelector& sel, Devi
   info.image_limits = host_image_limits(cfg.caps);
   copy_text(info.name, "edgemem host (emulated device)");
   copy_text(info.version, "edgemem host backend " EDGEMEM_VERSION);
+  copy_text(info.driver, EDGEMEM_VERSION);
   info.backend = name;
   info.max_alloc_bytes = host_max_alloc();
   info.global_mem_bytes = host_max_alloc();

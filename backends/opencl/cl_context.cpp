@@ -101,10 +101,9 @@ Result<void> describe(cl_device_id d, DeviceInfo& info) noexcept {
     info.version_major = major;
     info.version_minor = minor;
   }
-  char driver[128];
-  EDGEMEM_TRY(cl::query_text(d, CL_DRIVER_VERSION, driver, sizeof driver));
+  EDGEMEM_TRY(cl::query_text(d, CL_DRIVER_VERSION, info.driver, sizeof info.driver));
   append(info.version, " / driver ");
-  append(info.version, driver);
+  append(info.version, info.driver);
   info.backend = OpenCL::name;
   EDGEMEM_TRY_ASSIGN(const cl_ulong max_alloc, query<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE));
   EDGEMEM_TRY_ASSIGN(const cl_ulong global, query<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE));

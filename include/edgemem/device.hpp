@@ -92,6 +92,9 @@ struct ImageLimits {
 struct DeviceInfo {
   char name[128] = {};                   ///< device name, NUL-terminated (truncated if longer)
   char version[128] = {};                ///< device/driver version string, NUL-terminated
+  /// The driver's own version string, NUL-terminated (OpenCL: CL_DRIVER_VERSION; the host backend:
+  /// edgemem's version)
+  char driver[128] = {};
   const char* backend = "";              ///< the backend edgemem was built with ("host", "opencl")
   std::size_t max_alloc_bytes = 0;       ///< largest single allocation, bytes
   std::size_t global_mem_bytes = 0;      ///< total device memory, bytes

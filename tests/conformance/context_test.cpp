@@ -44,6 +44,8 @@ TEST_CASE("Context::create opens the device and reports its properties") {
   CHECK(info.name[0] != '\0');
   CHECK(std::strlen(info.name) < sizeof info.name);
   CHECK(std::strlen(info.version) < sizeof info.version);
+  CHECK(info.driver[0] != '\0');
+  CHECK(std::strlen(info.driver) < sizeof info.driver);
   REQUIRE(info.backend != nullptr);
   CHECK(std::string(info.backend) == EDGEMEM_BACKEND_NAME);
   CHECK(info.max_alloc_bytes > 0);
