@@ -1,6 +1,7 @@
 // bench/peers: the measuring harness. Every workload runs on every peer interleaved: each repetition
-// times each peer once, in an order that rotates by one peer per repetition (so drift and caches
-// hit all alike), with the queue drained untimed after each. A repetition makes `batch` calls; its
+// times each peer once, in an order shuffled anew for every repetition (a fixed seed), so drift hits
+// all alike and no peer always follows the same one (whose leftovers in caches and allocators it would
+// inherit every time); the queue is drained untimed after each. A repetition makes `batch` calls; its
 // time over `batch` is one sample. Samples give min, p50 and p90 per peer.
 #pragma once
 #include <string>
@@ -21,7 +22,8 @@ struct Stats {
 };
 Stats stats_of(std::vector<double> samples);
 
-/// What edgemem must show on a row: edgemem/best (p50 time ratio) at most `max_ratio`.
+/// What edgemem must show on a row: edgemem/best (p50 time ratio) at most `max_ratio` (0: no goal,
+/// a row for information, counted neither met nor missed).
 struct Goal {
   double max_ratio;
   const char* text;  ///< how the README states it

@@ -39,8 +39,8 @@ class BoostPeer final : public Peer {
         small_(s.small, true),
         big_a_(s.big_a, true),
         big_b_(s.big_b, true),
-        frame_(s.frame, true),
-        strip_(s.strip, true) {}
+        strip_(s.strip, true),
+        frame_(ctx_, FrameGeometry::bytes, compute::buffer::read_write | compute::buffer::alloc_host_ptr) {}
 
   bool create_touch_release() override try {
     compute::buffer b(ctx_, Shared::alloc_bytes, compute::buffer::read_write);
@@ -49,7 +49,7 @@ class BoostPeer final : public Peer {
   } catch (const compute::opencl_error& e) {
     return failed(e, "create + touch");
   }
-  bool pooled_acquire_release() override try {
+  bool pool_or_create_untouched() override try {
     compute::buffer b(ctx_, Shared::alloc_bytes, compute::buffer::read_write);
     return true;
   } catch (const compute::opencl_error& e) {
@@ -132,7 +132,7 @@ class BoostPeer final : public Peer {
   Shared& s_;
   compute::context ctx_;
   compute::command_queue q_;
-  compute::buffer small_, big_a_, big_b_, frame_, strip_;
+  compute::buffer small_, big_a_, big_b_, strip_, frame_;
 };
 
 }  // namespace

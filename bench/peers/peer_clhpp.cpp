@@ -32,8 +32,10 @@ class ClhppPeer final : public Peer {
         small_(s.small, true),
         big_a_(s.big_a, true),
         big_b_(s.big_b, true),
-        frame_(s.frame, true),
-        strip_(s.strip, true) {}
+        strip_(s.strip, true),
+        frame_(ctx_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, FrameGeometry::bytes, nullptr, &frame_err_) {
+    check(frame_err_, "cl::Buffer frame");
+  }
 
   bool create_touch_release() override {
     cl_int err = CL_SUCCESS;
@@ -41,7 +43,7 @@ class ClhppPeer final : public Peer {
     if (!check(err, "cl::Buffer")) return false;
     return check(q_.enqueueWriteBuffer(b, CL_TRUE, 0, sizeof s_.word, &s_.word), "write (touch)");
   }
-  bool pooled_acquire_release() override {
+  bool pool_or_create_untouched() override {
     cl_int err = CL_SUCCESS;
     cl::Buffer b(ctx_, CL_MEM_READ_WRITE, Shared::alloc_bytes, nullptr, &err);
     return check(err, "cl::Buffer");
@@ -85,6 +87,7 @@ class ClhppPeer final : public Peer {
            check(q_.finish(), "finish");
   }
   bool frame(bool map, std::size_t n) override {
+    if (frame_err_ != CL_SUCCESS) return false;
     const unsigned char* camera = s_.pixels[n % 2].data();
     if (map) {
       cl_int err = CL_SUCCESS;
@@ -112,7 +115,9 @@ class ClhppPeer final : public Peer {
   Shared& s_;
   cl::Context ctx_;
   cl::CommandQueue q_;
-  cl::Buffer small_, big_a_, big_b_, frame_, strip_;
+  cl::Buffer small_, big_a_, big_b_, strip_;
+  cl_int frame_err_ = CL_SUCCESS;
+  cl::Buffer frame_;  // after frame_err_: made in the constructor's list
 };
 
 }  // namespace

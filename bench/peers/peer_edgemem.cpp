@@ -30,7 +30,6 @@ class EdgememPeer final : public Peer {
     EDGEMEM_TRY_ASSIGN(small_, Buffer::create(ctx_, Shared::small_bytes));
     EDGEMEM_TRY_ASSIGN(big_a_, Buffer::create(ctx_, Shared::big_bytes));
     EDGEMEM_TRY_ASSIGN(big_b_, Buffer::create(ctx_, Shared::big_bytes));
-    EDGEMEM_TRY_ASSIGN(frame_, Buffer::create(ctx_, FrameGeometry::bytes, Storage::shared));
     EDGEMEM_TRY_ASSIGN(strip_, Buffer::create(ctx_, FrameGeometry::strip_bytes));
     EDGEMEM_TRY(pool_.init(ctx_, q_, Shared::alloc_bytes, 4));
     EDGEMEM_TRY(ring_.init(ctx_, q_, FrameGeometry::bytes, Overflow::refuse, Storage::shared));
@@ -40,7 +39,6 @@ class EdgememPeer final : public Peer {
     EDGEMEM_TRY_ASSIGN(s.small, small_.native());
     EDGEMEM_TRY_ASSIGN(s.big_a, big_a_.native());
     EDGEMEM_TRY_ASSIGN(s.big_b, big_b_.native());
-    EDGEMEM_TRY_ASSIGN(s.frame, frame_.native());
     EDGEMEM_TRY_ASSIGN(s.strip, strip_.native());
     strip_rect_.src.origin = Offset3{FrameGeometry::strip_x, FrameGeometry::strip_y, 0};
     strip_rect_.src.row_pitch = FrameGeometry::pitch;
@@ -55,11 +53,12 @@ class EdgememPeer final : public Peer {
     PEERS_CHECK(q_.write(*b, 0, &s_->word, sizeof s_->word), "write (touch)");
     return true;  // released as `b` goes
   }
-  bool pooled_acquire_release() override {
+  bool pool_or_create_touch() override {
     auto b = pool_.acquire();
     if (!b) return ok(b.error(), "FixedPool::acquire");
     return true;  // returned as `b` goes
   }
+  bool pool_or_create_untouched() override { return pool_or_create_touch(); }
   bool sub_create_release() override {
     auto v = small_.sub(s_->base_align, s_->base_align);
     if (!v) return ok(v.error(), "sub");
@@ -137,7 +136,7 @@ class EdgememPeer final : public Peer {
   Shared* s_ = nullptr;
   Context ctx_;
   Queue q_;
-  Buffer small_, big_a_, big_b_, frame_, strip_;
+  Buffer small_, big_a_, big_b_, strip_;
   FixedPool<> pool_;
   FrameRing<3> ring_;
   CopyRect strip_rect_{};

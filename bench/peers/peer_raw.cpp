@@ -50,7 +50,16 @@ bool raw_frame(Shared& s, cl_mem frame, cl_mem strip, bool map, std::size_t n) {
 
 class RawPeer final : public Peer {
  public:
-  explicit RawPeer(Shared& s) : s_(s), ctx_(s.context.context), q_(s.queue) {}
+  explicit RawPeer(Shared& s) : s_(s), ctx_(s.context.context), q_(s.queue) {
+    cl_int err = CL_SUCCESS;
+    frame_ = clCreateBuffer(ctx_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, FrameGeometry::bytes, nullptr, &err);
+    if (!check(err, "clCreateBuffer frame")) frame_ = nullptr;
+  }
+  ~RawPeer() override {
+    if (frame_ != nullptr) clReleaseMemObject(frame_);
+  }
+  RawPeer(const RawPeer&) = delete;
+  RawPeer& operator=(const RawPeer&) = delete;
 
   bool create_touch_release() override {
     cl_int err = CL_SUCCESS;
@@ -59,7 +68,7 @@ class RawPeer final : public Peer {
     err = clEnqueueWriteBuffer(q_, m, CL_TRUE, 0, sizeof s_.word, &s_.word, 0, nullptr, nullptr);
     return check(clReleaseMemObject(m), "clReleaseMemObject") && check(err, "write (touch)");
   }
-  bool pooled_acquire_release() override {
+  bool pool_or_create_untouched() override {
     cl_int err = CL_SUCCESS;
     cl_mem m = clCreateBuffer(ctx_, CL_MEM_READ_WRITE, Shared::alloc_bytes, nullptr, &err);
     return check(err, "clCreateBuffer") && check(clReleaseMemObject(m), "clReleaseMemObject");
@@ -112,12 +121,15 @@ class RawPeer final : public Peer {
                  "copy 64 MiB") &&
            check(clFinish(q_), "clFinish");
   }
-  bool frame(bool map, std::size_t n) override { return raw_frame(s_, s_.frame, s_.strip, map, n); }
+  bool frame(bool map, std::size_t n) override {
+    return frame_ != nullptr && raw_frame(s_, frame_, s_.strip, map, n);
+  }
 
  private:
   Shared& s_;
   cl_context ctx_;
   cl_command_queue q_;
+  cl_mem frame_ = nullptr;
 };
 
 // A first-version frame loop: every frame makes its frame and strip buffers (the frame with
@@ -126,7 +138,7 @@ class RawNaivePeer final : public Peer {
  public:
   explicit RawNaivePeer(Shared& s) : s_(s) {}
   bool create_touch_release() override { return false; }
-  bool pooled_acquire_release() override { return false; }
+  bool pool_or_create_untouched() override { return false; }
   bool sub_create_release() override { return false; }
   bool write_small() override { return false; }
   bool write_small_async() override { return false; }

@@ -29,6 +29,9 @@ struct FrameGeometry {
 };
 
 /// The shared objects (native handles owned by the edgemem peer) and the host memory every peer uses.
+/// Frame memory is each pipeline's own (a careful loop's one frame buffer, edgemem's ring), made with
+/// CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR (edgemem: Storage::shared) by every peer, so no peer finds
+/// its frame in the CPU caches because another peer just wrote it.
 struct Shared {
   edgemem::NativeContext context{};
   edgemem::NativeQueue queue = nullptr;
@@ -39,7 +42,6 @@ struct Shared {
   edgemem::NativeMem small = nullptr;  ///< small_bytes, device storage
   edgemem::NativeMem big_a = nullptr;  ///< big_bytes, device storage (write, read, map, fill, copy source)
   edgemem::NativeMem big_b = nullptr;  ///< big_bytes, device storage (copy destination)
-  edgemem::NativeMem frame = nullptr;  ///< one frame, Storage::shared (CL_MEM_ALLOC_HOST_PTR), careful loops
   edgemem::NativeMem strip = nullptr;  ///< FrameGeometry::strip_bytes, device storage
   std::vector<unsigned char> host;     ///< big_bytes of host data
   std::vector<unsigned char> pixels[2];  ///< two camera frames (FrameGeometry::bytes each), alternated
@@ -54,8 +56,12 @@ class Peer {
   virtual ~Peer() = default;
   /// 1 MiB buffer: create, blocking 4-byte write (first touch), release.
   virtual bool create_touch_release() = 0;
-  /// edgemem: FixedPool<> acquire + return of a 1 MiB block. Peers (no pool): create 1 MiB + release.
-  virtual bool pooled_acquire_release() = 0;
+  /// edgemem: FixedPool<> acquire + return of a 1 MiB block. The peers have no pool: they get their
+  /// 1 MiB as create_touch_release() does (a pool block is memory allocated and touched at init()).
+  virtual bool pool_or_create_touch() { return create_touch_release(); }
+  /// edgemem: as pool_or_create_touch(). Peers: create a 1 MiB buffer and release it, unused (a driver
+  /// that defers allocation to the first use, as PoCL does, allocates nothing here).
+  virtual bool pool_or_create_untouched() = 0;
   /// A base_align-byte sub-buffer of `small` at byte base_align: create + release.
   virtual bool sub_create_release() = 0;
   /// As sub_create_release(), with the sub-buffer's cl_mem asked for (edgemem: native()).
