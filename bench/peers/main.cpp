@@ -16,7 +16,7 @@
 //
 // Usage: peers [--quick] [--reps N] [--frames N] [--only SUBSTRING] [--json FILE]
 //   --quick   a few repetitions of everything (CI smoke run, no timing meaning)
-//   --reps N  repetitions of every workload (default: per workload, 21 to 2001)
+//   --reps N  repetitions of every workload (default: per workload, 41 to 2001)
 //   --frames  frames per pipeline repetition (default 8)
 //   --only    run only the workloads whose name contains SUBSTRING (profiling)
 //   --json    also write the results to FILE (bench/peers/plot_peers.py reads it)
@@ -63,7 +63,7 @@ constexpr Goal kInfo{0, "(none)"};  // a row for information
 std::vector<Workload> workloads(int frames) {
   return {
       {"create_1MiB_touch_release", "create a 1 MiB buffer, blocking 4-byte write into it, release",
-       [](Peer& p, std::size_t) { return p.create_touch_release(); }, 1001, 1, false, kNear},
+       [](Peer& p, std::size_t) { return p.create_touch_release(); }, 2001, 1, false, kNear},
       {"pool_acquire_release", "edgemem: FixedPool<> 1 MiB block acquire + return; peers: create + touch + release",
        [](Peer& p, std::size_t) { return p.pool_or_create_touch(); }, 301, 32, false, kPool},
       {"pool_vs_untouched_create_release", "edgemem: the same; peers: create 1 MiB + release, unused",
@@ -88,9 +88,9 @@ std::vector<Workload> workloads(int frames) {
       {"copy_64MiB", "copy 64 MiB buffer to buffer, wait", [](Peer& p, std::size_t) { return p.copy_big(); }, 41, 1,
        false, kNear},
       {"frame_pipeline_map", "1080p RGBA frame: map write_discard + memcpy, rect-copy a 1 MiB strip, read it back",
-       [](Peer& p, std::size_t n) { return p.frame(true, n); }, 61, frames, true, kAsFast},
+       [](Peer& p, std::size_t n) { return p.frame(true, n); }, 101, frames, true, kAsFast},
       {"frame_pipeline_write", "1080p RGBA frame: blocking write, rect-copy a 1 MiB strip, read it back",
-       [](Peer& p, std::size_t n) { return p.frame(false, n); }, 61, frames, true, kAsFast},
+       [](Peer& p, std::size_t n) { return p.frame(false, n); }, 101, frames, true, kAsFast},
   };
 }
 
