@@ -14,11 +14,12 @@
 // gives min / p50 / p90 per peer; the last line counts goals met and names the missed ones. A missed
 // goal is reported, not an error: the exit status is 1 only when a call failed.
 //
-// Usage: peers [--quick] [--reps N] [--frames N] [--only SUBSTRING] [--json FILE]
+// Usage: peers [--quick] [--reps N] [--frames N] [--only SUBSTRING] [--peers LIST] [--json FILE]
 //   --quick   a few repetitions of everything (CI smoke run, no timing meaning)
 //   --reps N  repetitions of every workload (default: per workload, 41 to 2001)
 //   --frames  frames per pipeline repetition (default 8)
 //   --only    run only the workloads whose name contains SUBSTRING (profiling)
+//   --peers   run only these columns, comma-separated: raw,clhpp,boost,edgemem,naive (profiling)
 //   --json    also write the results to FILE (bench/peers/plot_peers.py reads it)
 // EDGEMEM_DEVICE=<platform>:<device> picks the device, as for every edgemem program.
 #include <cstdio>
@@ -38,6 +39,7 @@ struct Options {
   int reps = 0;  // 0: each workload's default
   int frames = 8;
   const char* only = nullptr;
+  const char* peers = nullptr;  // comma-separated column names; null: all
   const char* json = nullptr;
 };
 
@@ -48,6 +50,7 @@ bool parse(int argc, char** argv, Options& o) {
     else if (std::strcmp(argv[i], "--reps") == 0 && has_value) o.reps = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--frames") == 0 && has_value) o.frames = std::atoi(argv[++i]);
     else if (std::strcmp(argv[i], "--only") == 0 && has_value) o.only = argv[++i];
+    else if (std::strcmp(argv[i], "--peers") == 0 && has_value) o.peers = argv[++i];
     else if (std::strcmp(argv[i], "--json") == 0 && has_value) o.json = argv[++i];
     else return false;
   }
@@ -99,7 +102,7 @@ std::vector<Workload> workloads(int frames) {
 int main(int argc, char** argv) {
   Options opt;
   if (!parse(argc, argv, opt)) {
-    std::fprintf(stderr, "usage: peers [--quick] [--reps N] [--frames N] [--only SUBSTRING] [--json FILE]\n");
+    std::fprintf(stderr, "usage: peers [--quick] [--reps N] [--frames N] [--only SUBSTRING] [--peers LIST] [--json FILE]\n");
     return 2;
   }
   if (opt.quick) opt.frames = 2;
@@ -122,8 +125,13 @@ int main(int argc, char** argv) {
   auto clhpp_peer = make_clhpp(shared);
   auto boost_peer = make_boost(shared);
   if (!boost_peer) return 1;
-  Peer* const peers[column_count] = {raw_peer.get(), clhpp_peer.get(), boost_peer.get(), mine.get(),
-                                     naive_peer.get()};
+  Peer* peers[column_count] = {raw_peer.get(), clhpp_peer.get(), boost_peer.get(), mine.get(), naive_peer.get()};
+  if (opt.peers != nullptr) {
+    const char* keys[column_count] = {"raw", "clhpp", "boost", "edgemem", "naive"};
+    const std::string list = std::string(",") + opt.peers + ",";
+    for (int c = 0; c < column_count; ++c)
+      if (list.find(std::string(",") + keys[c] + ",") == std::string::npos) peers[c] = nullptr;
+  }
 
   const DeviceNames names = device_names(shared);
   const double floor = clock_floor_us();
