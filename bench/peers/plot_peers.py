@@ -7,16 +7,14 @@ per-call workload (edgemem's p50 time over the fastest peer's; below 1 edgemem i
 1.05 goal line; the pool rows are left out (their ratios are 1/1000 scale).
 
 Usage: /usr/bin/python3 bench/peers/plot_peers.py OUT.png RUN.json [RUN.json ...] [--title TEXT]
-(Debian's python3-matplotlib; matplotlib's Agg backend, no display needed.)
+       python3 bench/peers/plot_peers.py --table RUN.json [RUN.json ...]
+(Debian's python3-matplotlib; matplotlib's Agg backend, no display needed.) --table prints the runs
+as one Markdown table instead (no matplotlib needed): each cell the median of the runs' p50s, the
+edgemem/best column the median ratio and, with several runs, its lowest and highest.
 """
 import json
 import statistics
 import sys
-
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
 
 PEERS = ["raw", "opencl.hpp", "Boost.Compute", "edgemem", "raw naive"]
 COLORS = {"raw": "#7f7f7f", "opencl.hpp": "#1f77b4", "Boost.Compute": "#2ca02c", "edgemem": "#d62728",
@@ -31,7 +29,48 @@ def load(paths):
     return runs
 
 
+def fmt(us, fps):
+    if fps:
+        return f"{1e6 / us:.1f}"
+    return f"{us:.3f}" if us < 100 else f"{us:.1f}"
+
+
+def table(runs):
+    """The runs as one Markdown table (median of the runs' p50s; ratio median [lowest-highest])."""
+    cols = ["raw", "opencl.hpp", "Boost.Compute", "edgemem"]
+    print("| workload | raw | opencl.hpp | Boost.Compute | edgemem | edgemem/best | goal |")
+    print("|---|---|---|---|---|---|---|")
+    for row in runs[0]["rows"]:
+        name, fps = row["workload"], row["unit"] == "frames/s"
+        rows = [next(r for r in run["rows"] if r["workload"] == name) for run in runs]
+        lines = [("ratio", cols, "")]
+        if fps:
+            lines.append(("naive_ratio", ["raw naive", None, None, "edgemem"], ", naive raw"))
+        for key, names, suffix in lines:
+            cells = []
+            for c in names:
+                vals = [r["us_per_call"][c]["p50"] for r in rows if c is not None and c in r["us_per_call"]]
+                cells.append(fmt(statistics.median(vals), fps) if vals else "-")
+            ratios = [r[key] for r in rows]
+            ratio = f"{statistics.median(ratios):.3f}" if min(ratios) >= 0.1 else f"{statistics.median(ratios):.4f}"
+            if len(runs) > 1:
+                ratio += f" ({min(ratios):.3f}-{max(ratios):.3f})" if min(ratios) >= 0.1 else \
+                    f" ({min(ratios):.4f}-{max(ratios):.4f})"
+            goal = row["goal_max_ratio"] if key == "ratio" else 0.5
+            goal_text = "(none)" if goal <= 0 else f"<= {goal:g}"
+            unit = "frames/s" if fps else "us"
+            print(f"| {name}{suffix} [{unit}] | " + " | ".join(cells) + f" | {ratio} | {goal_text} |")
+
+
 def main(argv):
+    if len(argv) > 2 and argv[1] == "--table":
+        table(load(argv[2:]))
+        return 0
+    import matplotlib  # only the plot needs it
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     title = None
     if "--title" in argv:
         i = argv.index("--title")
