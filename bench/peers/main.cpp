@@ -10,9 +10,9 @@
 // FixedPool block against what the peers, which have no pool, do to get usable memory: create, first
 // touch, release (a pool block was allocated and touched at init(); on a driver that defers allocation
 // to the first use, as PoCL does, an untouched create allocates nothing: the next row, for information,
-// shows that case). The spread table
-// gives min / p50 / p90 per peer; the last line counts goals met and names the missed ones. A missed
-// goal is reported, not an error: the exit status is 1 only when a call failed.
+// shows that case). The spread table gives min / p50 / p90 per peer; the last line counts goals met
+// and names the missed ones. A missed goal is reported, not an error: the exit status is 1 only when a
+// call failed.
 //
 // Usage: peers [--quick] [--reps N] [--frames N] [--only SUBSTRING] [--peers LIST] [--json FILE]
 //   --quick   a few repetitions of everything (CI smoke run, no timing meaning)
