@@ -39,7 +39,10 @@ Result<PlanarLayout> shapes(PlanarFormat f, std::size_t width, std::size_t heigh
   if (width == 0 || height == 0) return fail(Errc::invalid_argument, "planar frame width or height is 0");
   if (width % 2 != 0 || height % 2 != 0)
     return fail(Errc::invalid_argument, "4:2:0 planar frames need an even width and height");
-  PlanarLayout l;
+  // Built in the result itself: GCC 12 at -O3 warns (-Wmaybe-uninitialized, a false positive) when a
+  // local layout is copied into the Result on return.
+  Result<PlanarLayout> out = kNoLayout;
+  PlanarLayout& l = *out;
   l.format = f;
   l.width = width;
   l.height = height;
@@ -49,7 +52,7 @@ Result<PlanarLayout> shapes(PlanarFormat f, std::size_t width, std::size_t heigh
     if (l.planes[i].width > kMax / l.planes[i].format.pixel_bytes())
       return fail(Errc::out_of_range, "a plane's row size overflows");
   }
-  return l;
+  return out;
 }
 
 /// `v` rounded up to a multiple of `a` (> 0); false on overflow.
