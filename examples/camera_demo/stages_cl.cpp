@@ -222,11 +222,6 @@ Result<void> Stages::run(const PlaneRef& y, const PlaneRef& uv, Buffer& out) noe
   return {};
 }
 
-Result<void> Stages::read_rgb(std::uint8_t* rgba) noexcept {
-  if (images_) return q_->read_image(rgb_img_, rgb_img_.region(), rgba, w_ * h_ * 4);
-  return q_->read(rgb_buf_, 0, rgba, w_ * h_ * 4);
-}
-
 const char* Stages::describe() const noexcept {
   return images_ ? "OpenCL kernels; RGB frame and overlay: RGBA unorm_int8 images; Sobel through a nearest sampler, "
                    "downscale through a linear sampler"
