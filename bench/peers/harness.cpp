@@ -141,6 +141,19 @@ void print_table(const std::vector<Row>& rows) {
     }
     std::printf("  (%d reps x %d calls)\n", r.w->reps, r.w->batch);
   }
+  // The careful peers (raw, opencl.hpp, Boost.Compute) issue the same OpenCL calls on the frame and
+  // map rows, so their own spread is the run's noise floor: edgemem/best is edgemem over the fastest
+  // of three noisy peers, which sits above 1 by about this much even at parity.
+  std::printf("\nnoise floor: slowest careful peer's p50 / fastest careful peer's p50\n");
+  for (const Row& r : rows) {
+    double lo = 0, hi = 0;
+    for (int c : {raw, clhpp, boost}) {
+      if (!r.has[c] || r.s[c].p50 <= 0) continue;
+      if (lo == 0 || r.s[c].p50 < lo) lo = r.s[c].p50;
+      if (r.s[c].p50 > hi) hi = r.s[c].p50;
+    }
+    if (lo > 0 && hi > lo) std::printf("%s: %s\n", r.w->name, ratio_cell(hi / lo).c_str());
+  }
   int met = 0, missed = 0;
   std::string names;
   for (const Row& r : rows) {
