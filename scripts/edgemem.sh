@@ -75,7 +75,11 @@ TOTAL_FAIL=0
 demo() {
   setup
   configure build -Dbuildtype=release
-  ninja -C build examples/camera_demo >/dev/null || { grep -i 'spng' build.configure.log; return 1; }
+  if ! grep -q "Run-time dependency spng found: YES" build.configure.log; then
+    echo "edgemem.sh demo: libspng was not found (Debian: libspng-dev), so examples/camera_demo is not built" >&2
+    return 1
+  fi
+  ninja -C build examples/camera_demo >build.ninja.log 2>&1 || { cat build.ninja.log; return 1; }
   ./build/examples/camera_demo --out build "$@"
 }
 

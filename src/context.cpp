@@ -86,6 +86,16 @@ Result<Context> Context::create(const DeviceSelector& selector) noexcept {
   return Context(n);
 }
 
+Result<DeviceCensus> Context::census(DeviceType type) noexcept {
+  DeviceSelector s;
+  s.type = type;
+  EDGEMEM_TRY(check_selector(s));
+  DeviceCensus census;
+  EDGEMEM_TRY(Backend::device_census(type, census));
+  if (census.platforms > DeviceCensus::max_platforms) census.platforms = DeviceCensus::max_platforms;
+  return census;
+}
+
 Result<Context> Context::adopt(const NativeContext& native, AdoptMode mode) noexcept {
   if (mode != AdoptMode::retain && mode != AdoptMode::borrow) return fail(Errc::invalid_argument, "unknown AdoptMode");
   EDGEMEM_TRY_ASSIGN(detail::ContextNode* n,

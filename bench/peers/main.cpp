@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "../../examples/user_allocator_setup.hpp"
 #include "harness.hpp"
 
 using namespace peers;
@@ -111,6 +112,7 @@ std::vector<Workload> workloads(int frames) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  example::setup_user_allocator();  // allocator=user builds: callbacks before any edgemem call
   Options opt;
   if (!parse(argc, argv, opt)) {
     std::fprintf(stderr, "usage: peers [--quick] [--reps N] [--frames N] [--only SUBSTRING] [--peers LIST] [--json FILE]\n");

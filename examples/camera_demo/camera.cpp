@@ -44,12 +44,12 @@ void Camera::draw_row(std::size_t t, std::size_t y, std::uint8_t* rgb) const {
     }
   // Rectangle: W/5 x H/4, moving vertically H/48 px a frame.
   const std::size_t rw = w / 5, rh = h / 4, rx = w * 3 / 5, rspan = h - rh;
-  const std::size_t ry = triangle(t * h / 48 % (2 * rspan), rspan);
+  const std::size_t ry = triangle(static_cast<std::size_t>(std::uint64_t{t} * h / 48 % (2 * rspan)), rspan);
   if (y >= ry && y < ry + rh)
     for (std::size_t x = rx; x < rx + rw && x < w; ++x) put(rgb, x, 200, 30, 40);
   // Disc: radius min(W,H)/6, moving horizontally W/64 px a frame at a third of the height.
   const std::size_t r = std::min(w, h) / 6, dspan = w - 2 * r, dy = h / 3;
-  const std::size_t dx = r + triangle(t * w / 64 % (2 * dspan), dspan);
+  const std::size_t dx = r + triangle(static_cast<std::size_t>(std::uint64_t{t} * w / 64 % (2 * dspan)), dspan);
   const long long ddy = static_cast<long long>(y) - static_cast<long long>(dy);
   const long long rr = static_cast<long long>(r) * static_cast<long long>(r);
   if (ddy * ddy <= rr)

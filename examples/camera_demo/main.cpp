@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -270,7 +271,8 @@ int main(int argc, char** argv) {
   const Clock::time_point end = Clock::now();
 #if CAMERA_DEMO_COUNT_MALLOC
   char heap_calls[32];
-  std::snprintf(heap_calls, sizeof heap_calls, "%zu", opt.frames > kWarmup ? edgemem_test::stop_counting() : 0);
+  if (opt.frames > kWarmup) std::snprintf(heap_calls, sizeof heap_calls, "%zu", edgemem_test::stop_counting());
+  else std::snprintf(heap_calls, sizeof heap_calls, "n/a");  // no steady state to count
 #else
   const char* heap_calls = "n/a";  // not counted: OpenCL driver threads or a sanitizer build
 #endif
@@ -289,13 +291,16 @@ int main(int argc, char** argv) {
   const double seconds = std::chrono::duration<double>(end - (first > 0 ? steady_start : captured[0])).count();
   std::vector<double> sorted(latency_ms.begin() + static_cast<std::ptrdiff_t>(first), latency_ms.end());
   std::sort(sorted.begin(), sorted.end());
-  auto pct = [&](double p) { return sorted[std::min(sorted.size() - 1, static_cast<std::size_t>(p * sorted.size()))]; };
+  auto pct = [&](double p) {  // nearest rank: the smallest value with at least p of the samples at or below it
+    const auto rank = static_cast<std::size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+    return sorted[std::min(sorted.size(), std::max<std::size_t>(rank, 1)) - 1];
+  };
   std::printf("throughput: %.1f frames/s over %zu frames (%s); latency capture->output p50 %.2f ms, p99 %.2f ms\n",
               static_cast<double>(counted) / seconds, counted, first > 0 ? "after 3 warm-up frames" : "all frames",
               pct(0.50), pct(0.99));
   std::printf("per frame: camera capture %.2f ms (producer), stages %.2f ms to enqueue (on the host backend: to run) "
               "and %.2f ms waited for (consumer)\n",
-              capture_ms / static_cast<double>(counted), run_ms / static_cast<double>(counted),
+              capture_ms / static_cast<double>(counted > 1 ? counted - 1 : 1), run_ms / static_cast<double>(counted),
               wait_ms / static_cast<double>(counted));
   std::printf("bytes moved: %zu into ring frames (NV12 through write_discard maps), %zu out of pool blocks (read "
               "maps), %zu in all\n",
@@ -308,8 +313,11 @@ int main(int argc, char** argv) {
   const PoolStats ps = out_pool.stats();
   std::printf("output pool: capacity=%zu block_bytes=%zu in_use=%zu high_water=%zu failed_acquires=%zu\n", ps.capacity,
               ps.block_bytes, ps.in_use, ps.high_water, ps.failed_acquires);
-  std::printf("steady state (%zu frames): heap_allocations=%s edgemem_allocations=%zu\n", opt.frames > kWarmup ? counted : 0,
-              heap_calls, edgemem_allocs);
+  if (opt.frames > kWarmup)
+    std::printf("steady state (%zu frames): heap_allocations=%s edgemem_allocations=%zu\n", counted, heap_calls,
+                edgemem_allocs);
+  else
+    std::printf("steady state: not measured (more than %zu frames needed)\n", kWarmup);
   std::printf("wrote %s (last input frame as RGB, %zux%zu) and %s (last output frame, %zux%zu)\n", in_png.c_str(), W, H,
               out_png.c_str(), OW, OH);
   return 0;

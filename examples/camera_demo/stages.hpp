@@ -40,6 +40,10 @@ constexpr float kLumaR = 0.299f, kLumaG = 0.587f, kLumaB = 0.114f;
 /// the edge strength is min(1, kEdgeGain * |Sobel gradient of luma|).
 constexpr float kDim = 0.35f, kEdgeGain = 0.5f, kTintR = 0.25f, kTintG = 1.0f, kTintB = 0.25f;
 
+/// True when the stages can keep a width x height RGB frame and overlay in RGBA unorm_int8 2D images
+/// read and written by kernels: the device has images, that format, and the size fits its limits.
+[[nodiscard]] bool rgba8_images(const edgemem::Context& ctx, std::size_t width, std::size_t height) noexcept;
+
 /// The stages and the memory they own (RGB frame, overlay, sampler, kernels), made once by init().
 class Stages {
  public:

@@ -96,11 +96,6 @@ kernel void downscale(RGB_IN overlay, global uchar4* out) {
 
 Failure cl_fail(const char* what, cl_int err) { return fail(Errc::backend_failure, what, err); }
 
-bool rgba8_images(const Context& ctx) {
-  const ImageFormat rgba8{ChannelOrder::rgba, ChannelType::unorm_int8};
-  return ctx.info().caps.images && ctx.supported_formats(ImageType::image2d, FormatAccess::read_write).contains(rgba8);
-}
-
 // Work-groups of one row segment: the largest power of two up to 64 that divides `width` (OpenCL 1.2
 // needs the global size to be a multiple). Twice as fast on PoCL as the size it picks itself.
 std::size_t row_group(std::size_t width) {
@@ -128,7 +123,7 @@ Result<void> Stages::init(const Context& ctx, Queue& q, std::size_t width, std::
   q_ = &q;
   w_ = width;
   h_ = height;
-  images_ = allow_images && rgba8_images(ctx);
+  images_ = allow_images && rgba8_images(ctx, width, height);
   if (images_) {
     const ImageDesc d = ImageDesc::shape(1, height, width, 4, ChannelType::unorm_int8);
     EDGEMEM_TRY_ASSIGN(rgb_img_, Image::create(ctx, d));

@@ -22,11 +22,6 @@ std::uint8_t to_unorm8(float v) {  // v in [0, 1] (clamped), stored as OpenCL st
 
 float luma(float r, float g, float b) { return kLumaR * r + kLumaG * g + kLumaB * b; }
 
-bool rgba8_images(const Context& ctx) {
-  const ImageFormat rgba8{ChannelOrder::rgba, ChannelType::unorm_int8};
-  return ctx.info().caps.images && ctx.supported_formats(ImageType::image2d, FormatAccess::read_write).contains(rgba8);
-}
-
 // Host views of the RGB frame or overlay: an image mapping or a buffer mapping, row by row.
 struct Pixels {
   ImageMapping image;
@@ -57,7 +52,7 @@ Result<void> Stages::init(const Context& ctx, Queue& q, std::size_t width, std::
   q_ = &q;
   w_ = width;
   h_ = height;
-  images_ = allow_images && rgba8_images(ctx);
+  images_ = allow_images && rgba8_images(ctx, width, height);
   if (images_) {
     const ImageDesc d = ImageDesc::shape(1, height, width, 4, ChannelType::unorm_int8);
     EDGEMEM_TRY_ASSIGN(rgb_img_, Image::create(ctx, d));

@@ -30,6 +30,11 @@ class Context : public detail::Handle<detail::ContextNode> {
   /// of that type existing, a platform or device index that names none), unsupported (no device of
   /// that type on any platform, whatever the indices), out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Context> create(const DeviceSelector& selector = {}) noexcept;
+  /// The devices of `type` on each platform as the selection rule counts them (EDGEMEM_DEVICE plays
+  /// no part): every platform p < platforms and device d < devices[p] names a device for create()
+  /// (which may still fail to open it). No platform installed: platforms 0. Errc: invalid_argument
+  /// (unknown DeviceType), out_of_host_memory, backend_failure.
+  [[nodiscard]] static Result<DeviceCensus> census(DeviceType type = DeviceType::any) noexcept;
   /// Interop: wraps a context made elsewhere (cl_context + one of its cl_device_ids on OpenCL).
   /// AdoptMode::retain takes a reference of its own (the caller keeps and releases its own); borrow
   /// takes none (the caller keeps it alive while edgemem objects on it live). Errc: invalid_argument

@@ -156,6 +156,39 @@ TEST_CASE("Context::create: one selection rule on every backend for selectors th
   }
 }
 
+TEST_CASE("Context::census counts what the selection rule opens, on every backend alike") {
+  CHECK_ERRC(Context::census(static_cast<DeviceType>(99)), Errc::invalid_argument);
+  ScopedDeviceEnv env("0:9");  // plays no part in the census
+  for (const DeviceType type : {DeviceType::any, DeviceType::gpu, DeviceType::cpu, DeviceType::accelerator}) {
+    CAPTURE(static_cast<int>(type));
+    auto census = Context::census(type);
+    REQUIRE_MESSAGE(census, emt::describe(census));
+    REQUIRE(census->platforms <= DeviceCensus::max_platforms);
+    unsigned total = 0;
+    for (unsigned p = 0; p < census->platforms; ++p) {
+      CAPTURE(p);
+      total += census->devices[p];
+      DeviceSelector sel;
+      sel.type = type;
+      sel.platform_index = static_cast<int>(p);
+      sel.ignore_environment = true;
+      for (unsigned d = 0; d < census->devices[p]; ++d) {  // each counted device opens
+        CAPTURE(d);
+        sel.device_index = static_cast<int>(d);
+        auto c = Context::create(sel);
+        CHECK_MESSAGE(c, emt::describe(c));
+      }
+      sel.device_index = static_cast<int>(census->devices[p]);  // one past the last names none
+      if (census->devices[p] != 0) CHECK_ERRC(Context::create(sel), Errc::invalid_argument);
+    }
+    DeviceSelector any;
+    any.type = type;
+    any.ignore_environment = true;
+    if (total == 0) CHECK_ERRC(Context::create(any), Errc::unsupported);
+    else CHECK(Context::create(any));
+  }
+}
+
 TEST_CASE("Context: released and moved-from contexts") {
   auto c = Context::create();
   REQUIRE_OK(c);

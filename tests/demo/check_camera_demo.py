@@ -13,9 +13,11 @@ averages four 8-bit values, so a quarter of its results are exact ties before ro
                                       is a hardware linear sampler: OpenCL leaves its precision to the
                                       device (NVIDIA's texture units weigh with 8-bit fixed point), so its
                                       ties and near-ties may round either way (H100, 102x62: 0.157).
-Both the image path and the buffer path (--no-images) are run, and bad options must exit with 2.
+Both the image path (where the device has images) and the buffer path (--no-images) are run, each
+checked to be the path it claims, and bad options must exit with 2.
 
-Usage: check_camera_demo.py PATH_TO_camera_demo
+Usage: check_camera_demo.py PATH_TO_camera_demo [--heap-counted]
+(--heap-counted: the build counts the loop's malloc/new calls, so heap_allocations must be a number.)
 """
 import os
 import re
@@ -200,10 +202,17 @@ def check_run(exe, extra, want_in, want_out):
         if not re.search(r"published=%d taken=%d dropped=0" % (FRAMES, FRAMES), p.stdout):
             print("ring statistics: expected every frame published and taken, none dropped")
             ok = False
+        want_path = "buffers" if "--no-images" in extra or "images=yes" not in p.stdout else "images"
+        path = "images" if "RGB frame and overlay: RGBA unorm_int8 images" in p.stdout else "buffers"
+        if path != want_path:
+            print(f"stages ran on {path}, expected {want_path} (the device line says whether it has images)")
+            ok = False
+        if HEAP_COUNTED and (not steady or steady.group(1) == "n/a"):
+            print("this build counts the loop's malloc/new calls (host backend, no sanitizer): expected a number")
+            ok = False
         got_in = read_png(os.path.join(out_dir, "camera_demo_input.png"))
         got_out = read_png(os.path.join(out_dir, "camera_demo_output.png"))
         ok &= compare("input (last frame as RGB)", got_in, want_in, IN_TOL)
-        path = "images" if "downscale through a linear sampler" in p.stdout else "buffers"
         ok &= compare("output (downscaled Sobel overlay)", got_out, want_out, OUT_TOL, OUT_MEAN_TOL[path])
         return ok
 
@@ -219,8 +228,13 @@ def check_bad_options(exe):
     return ok
 
 
+HEAP_COUNTED = False
+
+
 def main():
+    global HEAP_COUNTED
     exe = sys.argv[1]
+    HEAP_COUNTED = "--heap-counted" in sys.argv[2:]
     y, u, v = to_nv12(camera_rgb(FRAMES - 1, WIDTH, HEIGHT))
     want_in = nv12_to_rgb(y, u, v)
     want_out = downscale(sobel_overlay(want_in))

@@ -32,6 +32,25 @@ LACKING = "fill=0,migration=0,host_access_flags=0,unified_memory=0,images=0"
 failures = []
 
 
+def format_lists(text, header):
+    """The --formats lists of the device whose section starts with `header`: {(type, access): names}."""
+    start = text.find(header)
+    if start < 0:
+        return {}
+    end = text.find("\nDevice ", start + 1)
+    lists, key = {}, None
+    for line in text[start:end if end >= 0 else len(text)].splitlines():
+        m = re.match(r"^  (\w+), (\w+):$", line)
+        if m:
+            key = (m.group(1), m.group(2))
+            lists[key] = set()
+        elif key and line.startswith("    ") and line.strip():
+            lists[key].update(line.split())
+        else:
+            key = None
+    return lists
+
+
 def check(cond, what):
     if not cond:
         failures.append(what)
@@ -217,10 +236,11 @@ def main():
             check("n/a" not in out, "a profile measure failed (n/a in the tables)")
             if d["capabilities"]["images"]:
                 check("Image formats" in out, f"{where}: no image format table")
+                listed = format_lists(fmt, f"Device {d['platform_index']}:{d['device_index']}  ")
                 for t in TYPES:
                     for a in ACCESSES:
-                        for name in d["image_formats"][t][a]:
-                            check(name in fmt, f"{where}: --formats does not list {name}")
+                        want, got = set(d["image_formats"][t][a]), listed.get((t, a), set())
+                        check(want == got, f"{where}: --formats lists {t}, {a} as {sorted(got)}, --json as {sorted(want)}")
     elif mode == "usage":
         rc, out, err = run(exe, ["--help"])
         check(rc == 0 and "usage: edgemem-info" in out, f"--help: exit {rc}, {out!r}")

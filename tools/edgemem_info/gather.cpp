@@ -1,7 +1,6 @@
-// edgemem-info: enumerating devices with Context::create and reading what each reports.
-// Enumeration uses only the public selection rule (device.hpp, DeviceSelector): for DeviceType::any,
-// platform p and device d name a device, or Context::create answers invalid_argument (no such index)
-// or unsupported (no device at all). EDGEMEM_DEVICE is ignored here: --device P:D picks one instead.
+// edgemem-info: enumerating devices with Context::census and Context::create, and reading what each
+// reports. Every device the census counts is tried, and one that does not open is reported with its
+// error (the others are still listed). EDGEMEM_DEVICE is ignored here: --device P:D picks one instead.
 #include <utility>
 
 #include "report.hpp"
@@ -54,30 +53,18 @@ Survey gather(const Options& opt) {
     if (c) out.devices.push_back(describe(*c, opt.only_platform, opt.only_device, opt.profile));
     else out.devices.push_back(failed(opt.only_platform, opt.only_device, c.error()));
   } else {
-    constexpr int kMaxDevices = 64;
-    bool stop = false;
-    for (int p = 0; p < static_cast<int>(DeviceCensus::max_platforms) && !stop; ++p) {
-      Errc last_failure{};
-      for (int d = 0; d < kMaxDevices; ++d) {
-        auto c = Context::create(selector(p, d));
-        if (c) {
-          out.devices.push_back(describe(*c, p, d, opt.profile));
-          last_failure = Errc{};
-          continue;
-        }
-        const Errc e = c.error().code;
-        if (e == Errc::invalid_argument) break;  // no device d on platform p (or no platform p)
-        if (e == Errc::unsupported) {            // no device on any platform
-          stop = true;
-          break;
-        }
-        // A device that exists but does not open: reported, then the next one is tried (a second
-        // failure alike in a row ends the platform, whose devices then fail as a whole).
-        out.devices.push_back(failed(p, d, c.error()));
-        if (e == last_failure) break;
-        last_failure = e;
-      }
+    auto census = Context::census(DeviceType::any);
+    if (!census) {
+      out.none_reason = census.error();
+      return out;
     }
+    for (unsigned p = 0; p < census->platforms; ++p)
+      for (unsigned d = 0; d < census->devices[p]; ++d) {
+        const int pi = static_cast<int>(p), di = static_cast<int>(d);
+        auto c = Context::create(selector(pi, di));
+        if (c) out.devices.push_back(describe(*c, pi, di, opt.profile));
+        else out.devices.push_back(failed(pi, di, c.error()));
+      }
   }
   bool any = false;
   for (const DeviceReport& r : out.devices) any = any || r.opened;

@@ -14,7 +14,7 @@ namespace {
 const char kUsage[] =
     "usage: edgemem-info [--json] [--formats] [--no-profile] [--device P:D]\n"
     "For each device edgemem can open: backend, name, driver, memory sizes and alignment, capabilities,\n"
-    "image formats and a quick measured profile (about a second per device).\n"
+    "image formats and a quick measured profile (under 2 s per device).\n"
     "  --json        one JSON document instead of tables (stable keys, for scripts)\n"
     "  --formats     list every supported image format in the tables (--json always does)\n"
     "  --no-profile  skip the measured profile\n"
