@@ -122,8 +122,8 @@ int report(const char* what, const Error& e) {
 double ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
 
 // The producer: captures frame `t` into the planes (a PlaneRef's buffer, offset and pitch) through a
-// write_discard map on `q`. The blocking unmap puts the bytes in the buffer for every queue, so the
-// consumer's raw kernels (outside edgemem's ordering) may read them once it returns.
+// write_discard map on `q`. The unmaps are async (on a discrete GPU they copy to the device while the
+// next frame is drawn): the consumer's kernels wait for them through Queue::begin_native.
 Result<void> capture(Queue& q, camera_demo::Camera& cam, std::size_t t, Buffer& y, std::size_t y_off, Buffer& uv,
                      std::size_t uv_off, const PlanarLayout& layout) {
   const PlaneLayout& yl = layout.planes[0];
@@ -131,9 +131,9 @@ Result<void> capture(Queue& q, camera_demo::Camera& cam, std::size_t t, Buffer& 
   EDGEMEM_TRY_ASSIGN(auto ym, q.map<std::uint8_t>(y, Access::write_discard, y_off, yl.bytes()));
   EDGEMEM_TRY_ASSIGN(auto uvm, q.map<std::uint8_t>(uv, Access::write_discard, uv_off, uvl.bytes()));
   cam.capture(t, ym.data(), yl.row_pitch, uvm.data(), uvl.row_pitch);
-  EDGEMEM_TRY(ym.unmap());
-  EDGEMEM_TRY(uvm.unmap());
-  return {};
+  EDGEMEM_TRY_ASSIGN(Event y_done, ym.unmap_async());
+  EDGEMEM_TRY_ASSIGN(Event uv_done, uvm.unmap_async());
+  return {};  // the events go; the unmaps stay recorded on the frame's memory
 }
 
 const char* path_name(PlanePath p) { return p == PlanePath::image_view ? "image view" : "buffer only"; }
@@ -259,9 +259,9 @@ int main(int argc, char** argv) {
     }
     latency_ms[f] = ms(Clock::now() - captured[f]);
     if (auto r = out->release(); !r) return report("PooledBuffer::release(out)", r.error());
-    // The ring frame goes back in the consumer queue's order: the producer's next map of it waits for
-    // every command enqueued on qc so far, the raw kernels included.
-    if (auto r = frame->release(qc); !r) return report("PooledBuffer::release(queue)", r.error());
+    // The ring frame goes back now: its kernels, recorded by end_native, may still run; the producer's
+    // next write_discard map of it waits for them.
+    if (auto r = frame->release(); !r) return report("PooledBuffer::release", r.error());
     if (progress && (f % 10 == 9 || f + 1 == opt.frames)) {
       std::printf("\rframe %zu/%zu", f + 1, opt.frames);
       std::fflush(stdout);

@@ -206,6 +206,12 @@ Result<void> Stages::run(const PlaneRef& y, const PlaneRef& uv, Buffer& out) noe
   if (err == CL_SUCCESS) err = arg(nv12_, 5, uv_pitch);
   if (err == CL_SUCCESS) err = arg(downscale_, images_ ? 2 : 1, out_mem);
   if (err != CL_SUCCESS) return cl_fail("clSetKernelArg", err);
+  // The kernels join edgemem's ordering across queues: they start after the producer queue's unmap of
+  // the frame (and anything else of another queue still writing it or the block), and end_native()
+  // records them, so the frame's next owner (the producer's next map of it) waits for them.
+  EDGEMEM_TRY(q_->begin_native(*y.buffer, Access::read));
+  if (uv.buffer != y.buffer) EDGEMEM_TRY(q_->begin_native(*uv.buffer, Access::read));
+  EDGEMEM_TRY(q_->begin_native(out, Access::write_discard));
   const cl_command_queue q = q_->native();
   const std::size_t full[2] = {w_, h_}, half[2] = {w_ / 2, h_ / 2};
   const std::size_t full_local[2] = {row_group(w_), 1}, half_local[2] = {row_group(w_ / 2), 1};
@@ -213,6 +219,10 @@ Result<void> Stages::run(const PlaneRef& y, const PlaneRef& uv, Buffer& out) noe
   if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, sobel_, 2, nullptr, full, full_local, 0, nullptr, nullptr);
   if (err == CL_SUCCESS) err = clEnqueueNDRangeKernel(q, downscale_, 2, nullptr, half, half_local, 0, nullptr, nullptr);
   if (err == CL_SUCCESS) err = clFlush(q);
+  // Recorded even when an enqueue failed: the kernels enqueued before it may still run.
+  EDGEMEM_TRY(q_->end_native(*y.buffer, Access::read));
+  if (uv.buffer != y.buffer) EDGEMEM_TRY(q_->end_native(*uv.buffer, Access::read));
+  EDGEMEM_TRY(q_->end_native(out, Access::write_discard));
   if (err != CL_SUCCESS) return cl_fail("clEnqueueNDRangeKernel", err);
   return {};
 }

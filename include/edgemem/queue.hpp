@@ -20,8 +20,9 @@
 /// commands still reach it returns to its pool, ring or heap at once and carries those commands to its
 /// next owner, whose first command waits for them. A blocking call has completed when it returns (a
 /// blocking write: `src` may be reused; the device write is ordered before every later command). Your
-/// own kernels on native() handles are outside this: order them with events, or end a buffer's use on a
-/// queue with Buffer::release(const Queue&).
+/// own kernels on native() handles join it through begin_native() before them and end_native() after
+/// them (or order them with events yourself, or end a buffer's use on a queue with
+/// Buffer::release(const Queue&)).
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -78,6 +79,26 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// completed. Every edgemem queue is in order (Queue::adopt refuses others), where a marker already
   /// does that, so barrier() is marker() and costs the same. Errc: as marker().
   [[nodiscard]] Result<Event> barrier(WaitList waits = {}) noexcept;
+
+  /// Before your own commands on `mem`'s native() handle (a kernel, a raw transfer) on this queue's
+  /// native handle: orders every command enqueued on this queue from now on behind the commands of
+  /// other queues that still reach `mem` in a conflicting way (one marker with their events as its wait
+  /// list; none when nothing of another queue reaches it; nothing to wait for on the host backend).
+  /// `access`: what your commands do to `mem` (read; write or write_discard: they write). Errc:
+  /// released (queue or mem), invalid_argument (mem of another context, unknown Access), busy (an open
+  /// mapping of `mem`'s bytes that a writing `access` conflicts with, or a write mapping), those of
+  /// marker() (out_of_host_memory, out_of_device_memory, backend_failure).
+  [[nodiscard]] Result<void> begin_native(const Buffer& mem, Access access) noexcept;
+  /// begin_native() for an image (its whole memory). Errc: as that.
+  [[nodiscard]] Result<void> begin_native(const Image& mem, Access access) noexcept;
+  /// After your own commands on `mem` are enqueued on this queue: records them (every command of this
+  /// queue so far) as reaching all of `mem` with `access`, so commands of other queues that conflict
+  /// wait for them, and memory that goes back to its pool, ring or heap carries them to its next owner.
+  /// No driver call (a marker is made only if another queue must wait). Errc: released (queue or mem),
+  /// invalid_argument (mem of another context, unknown Access).
+  [[nodiscard]] Result<void> end_native(const Buffer& mem, Access access) noexcept;
+  /// end_native() for an image (its whole memory). Errc: as that.
+  [[nodiscard]] Result<void> end_native(const Image& mem, Access access) noexcept;
 
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
   /// (src null, bytes 0, other context), out_of_range, overlap (`src` shares a byte with the caller

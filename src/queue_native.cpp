@@ -1,0 +1,66 @@
+// Queue::begin_native / end_native: your own commands on native() handles (kernels, raw transfers)
+// inside edgemem's ordering across queues. begin_native enqueues, on this queue, a marker that waits
+// for the commands of other queues that still reach the memory in a conflicting way, so the commands
+// enqueued after it are ordered behind them; end_native records this queue's commands so far as using
+// the memory, so later commands of other queues (and the memory's next owner, for a pool block, ring
+// frame or heap run) wait for them. The entry keeps no event until another queue needs one: then a
+// marker on this queue, enqueued after the native commands, provides it.
+#include <edgemem/queue.hpp>
+
+#include "core/image_node.hpp"
+#include "core/submit.hpp"
+
+namespace edgemem {
+namespace {
+
+using detail::Backend;
+using detail::MemNode;
+using detail::QueueNode;
+
+Result<detail::MemUse> native_use(const QueueNode* q, const MemNode* n, Access access) noexcept {
+  if (q == nullptr) return fail(Errc::released, "queue is released");
+  if (n == nullptr) return fail(Errc::released, "memory object is released");
+  if (n->ctx != q->ctx) return fail(Errc::invalid_argument, "memory object belongs to another context");
+  if (access != Access::read && access != Access::write && access != Access::write_discard)
+    return fail(Errc::invalid_argument, "unknown Access");
+  return detail::MemUse{n, detail::ByteRange{0, n->bytes}, access != Access::read};
+}
+
+Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
+  EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
+  EDGEMEM_TRY(detail::check_not_mapped(n, use.range, use.writes));
+  if constexpr (detail::tracks_pending) {
+    detail::OrderWaits order;
+    EDGEMEM_TRY(order.collect(q, use));
+    Backend::NativeEvent natives[detail::max_order_waits];
+    Backend::CommandEvents sync;
+    sync.wait_count = order.copy_to(natives);
+    if (sync.wait_count == 0) return {};  // nothing of another queue reaches it: no marker needed
+    sync.waits = natives;
+    EDGEMEM_TRY(Backend::marker(q->native, sync));
+  }
+  return {};
+}
+
+Result<void> end(QueueNode* q, const MemNode* n, Access access) noexcept {
+  EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
+  if constexpr (detail::tracks_pending) detail::record_pending(q, use, Backend::NativeEvent{});
+  return {};
+}
+
+}  // namespace
+
+Result<void> Queue::begin_native(const Buffer& mem, Access access) noexcept {
+  return begin(node_, static_cast<const MemNode*>(detail::node_of(mem)), access);
+}
+Result<void> Queue::begin_native(const Image& mem, Access access) noexcept {
+  return begin(node_, static_cast<const MemNode*>(detail::node_of(mem)), access);
+}
+Result<void> Queue::end_native(const Buffer& mem, Access access) noexcept {
+  return end(node_, static_cast<const MemNode*>(detail::node_of(mem)), access);
+}
+Result<void> Queue::end_native(const Image& mem, Access access) noexcept {
+  return end(node_, static_cast<const MemNode*>(detail::node_of(mem)), access);
+}
+
+}  // namespace edgemem
