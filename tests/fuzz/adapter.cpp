@@ -369,6 +369,10 @@ class EdgememTarget final : public fz::Target {
       }
       case fz::op_finish:
         return code_of(q.finish());
+      case fz::op_native: {
+        const auto access = static_cast<Access>(a.access);  // 3: not an Access
+        return code_of(a.keep ? q.end_native(sa.ref(), access) : q.begin_native(sa.ref(), access));
+      }
       case fz::op_event: {
         Event& e = events_[a.m & 3u];
         switch (a.access) {

@@ -140,7 +140,7 @@ const char* op_name(Op op) noexcept {
       "create", "from_host", "wrap", "like", "sub", "release", "drop", "move", "write", "read",
       "fill", "copy", "write_rect", "read_rect", "copy_rect", "map", "map_write", "unmap", "map_drop",
       "pool_init", "pool_acquire", "pool_release", "pool_destroy", "heap_init", "heap_create",
-      "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event", "img_create",
+      "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event", "native", "img_create",
       "img_from_host", "img_like", "img_view", "img_release", "img_drop", "img_write", "img_read", "img_copy",
       "img_fill", "img_to_buf", "buf_to_img", "img_map"};
   return op < kOpCount ? kNames[op] : "?";
@@ -342,6 +342,7 @@ void print_args(const Args& a) {
   if (a.op == op_create || a.op == op_from_host || a.op == op_wrap || a.op == op_pool_init || a.op == op_heap_init)
     std::fprintf(stderr, " storage=%u flags=0x%x", a.storage, a.flags);
   if (a.op == op_map) std::fprintf(stderr, " access=%u%s", a.access, a.wide ? " u32" : "");
+  if (a.op == op_native) std::fprintf(stderr, " %s access=%u", a.keep ? "end" : "begin", a.access);
   if (a.op == op_fill) std::fprintf(stderr, " pattern=%zu", a.pattern_bytes);
   if (a.op == op_migrate) std::fprintf(stderr, " to=%u", a.migration);
   if (is_rect(a.op))
@@ -527,6 +528,16 @@ int predict(const Args& a) {
     case op_map_write: {
       const MMap& mm = m.maps[a.m];
       return mm.node < 0 || mm.access == 0 || mm.size == 0 ? kNotApplicable : kOk;
+    }
+    case op_native: {
+      // Order of the checks: released, context, Access, then (begin only) open mappings.
+      const int n = m.slots[a.a].node;
+      if (n < 0) return kReleased;
+      if (m.nodes[static_cast<std::size_t>(n)].ctx != a.queue || a.access > 2) return kInvalidArgument;
+      if (a.keep) return kOk;
+      for (const MMap& mm : m.maps)
+        if (mm.node >= 0) return kNotApplicable;  // busy or not by the mapping rules: targets compared
+      return kOk;
     }
     case op_pool_acquire:
       if (!m.pool.init) return kReleased;
@@ -825,6 +836,7 @@ void apply(const Args& a) {
       }
       break;
     case op_finish:
+    case op_native:  // orders commands; changes no byte
     case kOpCount:
       break;
     default:

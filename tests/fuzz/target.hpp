@@ -62,6 +62,7 @@ enum Op : std::uint8_t {
   op_migrate,          ///< q.migrate(slot a, migration)
   op_finish,           ///< q.finish()
   op_event,            ///< on event m & 3: wait(), is_complete(), release() or move to b & 3 (by access)
+  op_native,           ///< keep ? q.end_native(slot a, access) : q.begin_native(slot a, access)
   // Images (image slot a & 3, second image slot b & 3; the image block of Args::img). Mapping slots
   // are shared with buffers: op_map_write / op_unmap / op_map_drop work on image mappings too.
   op_img_create,       ///< image a = Image::create(ctx, desc, storage, flags)
