@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <utility>
@@ -23,6 +24,20 @@ template <class R>
 std::string describe(const R& r) {
   if (r) return "ok";
   return std::string(edgemem::to_string(r.error().code)) + ": " + r.error().message;
+}
+
+/// Frame size of the two-queue tests in bytes: EDGEMEM_TEST_FRAME_MIB MiB, else `default_mib` MiB.
+inline std::size_t test_frame_bytes(long default_mib) {
+  const char* env = std::getenv("EDGEMEM_TEST_FRAME_MIB");
+  const long mib = env != nullptr ? std::atol(env) : default_mib;
+  return static_cast<std::size_t>(mib > 0 ? mib : default_mib) << 20;
+}
+
+/// Rounds of the two-queue tests: EDGEMEM_TEST_ROUNDS, else `default_rounds`.
+inline int test_rounds(int default_rounds) {
+  const char* env = std::getenv("EDGEMEM_TEST_ROUNDS");
+  const int n = env != nullptr ? std::atoi(env) : default_rounds;
+  return n > 0 ? n : default_rounds;
 }
 
 /// `n` random bytes, mostly non-zero (a zero only where the generator draws one of 1/64 values).

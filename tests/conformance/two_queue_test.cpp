@@ -16,17 +16,8 @@ using namespace edgemem;
 
 namespace {
 
-std::size_t frame_bytes() {
-  const char* env = std::getenv("EDGEMEM_TEST_FRAME_MIB");
-  const long mib = env != nullptr ? std::atol(env) : 2;
-  return static_cast<std::size_t>(mib > 0 ? mib : 2) << 20;
-}
-
-int rounds() {
-  const char* env = std::getenv("EDGEMEM_TEST_ROUNDS");
-  const int n = env != nullptr ? std::atoi(env) : 12;
-  return n > 0 ? n : 12;
-}
+std::size_t frame_bytes() { return emt::test_frame_bytes(2); }
+int rounds() { return emt::test_rounds(12); }
 
 /// A second queue on the fixture's context.
 Queue second_queue(emt::Fixture& f) {

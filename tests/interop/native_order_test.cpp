@@ -4,59 +4,30 @@
 // read stale or torn bytes (or have its bytes overwritten) if the raw command ran beside the other
 // queue's: the producer's command is enqueued without waiting and is still running when the raw one
 // is enqueued.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
 
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
 
-#include "conformance/test_helpers.hpp"
+#include "interop/raw_kernel.hpp"
 
 using namespace edgemem;
 
 namespace {
 
-std::size_t frame_bytes() {
-  const char* env = std::getenv("EDGEMEM_TEST_FRAME_MIB");
-  const long mib = env != nullptr ? std::atol(env) : 16;
-  return static_cast<std::size_t>(mib > 0 ? mib : 16) << 20;
-}
-
-int rounds() {
-  const char* env = std::getenv("EDGEMEM_TEST_ROUNDS");
-  const int n = env != nullptr ? std::atoi(env) : 8;
-  return n > 0 ? n : 8;
-}
+std::size_t frame_bytes() { return emt::test_frame_bytes(16); }
+int rounds() { return emt::test_rounds(8); }
 
 const char* kSource = "kernel void add(global uint* a, uint v) { size_t i = get_global_id(0); a[i] += v; }\n";
 
 /// `add` built with the raw C API; enqueue() does not wait.
 struct AddKernel {
-  cl_program program = nullptr;
-  cl_kernel kernel = nullptr;
-  explicit AddKernel(const Context& ctx) {
-    const auto n = ctx.native();
-    cl_int status = CL_SUCCESS;
-    program = clCreateProgramWithSource(n.context, 1, &kSource, nullptr, &status);
-    REQUIRE(status == CL_SUCCESS);
-    REQUIRE(clBuildProgram(program, 1, &n.device, "", nullptr, nullptr) == CL_SUCCESS);
-    kernel = clCreateKernel(program, "add", &status);
-    REQUIRE(status == CL_SUCCESS);
-  }
-  ~AddKernel() {
-    clReleaseKernel(kernel);
-    clReleaseProgram(program);
-  }
-  AddKernel(const AddKernel&) = delete;
-  AddKernel& operator=(const AddKernel&) = delete;
+  emt::RawKernel k;
+  explicit AddKernel(const Context& ctx) : k(ctx, kSource, "add") {}
   void enqueue(cl_command_queue q, cl_mem mem, std::size_t words, cl_uint v) {
-    REQUIRE(clSetKernelArg(kernel, 0, sizeof(cl_mem), &mem) == CL_SUCCESS);
-    REQUIRE(clSetKernelArg(kernel, 1, sizeof v, &v) == CL_SUCCESS);
-    REQUIRE(clEnqueueNDRangeKernel(q, kernel, 1, nullptr, &words, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
-    REQUIRE(clFlush(q) == CL_SUCCESS);
+    k.arg(0, mem);
+    k.arg(1, v);
+    k.enqueue(q, words);
   }
 };
 

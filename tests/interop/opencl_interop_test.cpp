@@ -1,10 +1,6 @@
 // OpenCL interop: raw kernels on edgemem buffers and sub-buffers through native(), and Context/Queue/
 // Buffer::adopt of objects made with the raw C API, with reference counts checked on both sides.
-// Built only for the OpenCL backend; the only test source that includes CL/cl.h.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
-#include <CL/cl.h>
+// Built only for the OpenCL backend (tests/interop/ is where tests use the raw C API).
 
 #include <algorithm>
 #include <chrono>
@@ -13,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "conformance/test_helpers.hpp"
+#include "interop/raw_kernel.hpp"
 
 using edgemem::Buffer;
 using edgemem::Context;
@@ -69,30 +65,13 @@ cl_uint refs_once_stable(Refs&& refs) {
 
 /// The `add` kernel built with the raw C API on the fixture's context and device.
 struct AddKernel {
-  cl_program program = nullptr;
-  cl_kernel kernel = nullptr;
-
-  explicit AddKernel(const Context& ctx) {
-    const auto n = ctx.native();
-    cl_int status = CL_SUCCESS;
-    program = clCreateProgramWithSource(n.context, 1, &kSource, nullptr, &status);
-    REQUIRE(status == CL_SUCCESS);
-    REQUIRE(clBuildProgram(program, 1, &n.device, "", nullptr, nullptr) == CL_SUCCESS);
-    kernel = clCreateKernel(program, "add", &status);
-    REQUIRE(status == CL_SUCCESS);
-  }
-  ~AddKernel() {
-    clReleaseKernel(kernel);
-    clReleaseProgram(program);
-  }
-  AddKernel(const AddKernel&) = delete;
-  AddKernel& operator=(const AddKernel&) = delete;
-
+  emt::RawKernel k;
+  explicit AddKernel(const Context& ctx) : k(ctx, kSource, "add") {}
   /// Runs a[i] += v over `count` ints of `mem` on `q` and waits.
   void run(cl_command_queue q, cl_mem mem, std::size_t count, cl_int v) {
-    REQUIRE(clSetKernelArg(kernel, 0, sizeof(cl_mem), &mem) == CL_SUCCESS);
-    REQUIRE(clSetKernelArg(kernel, 1, sizeof v, &v) == CL_SUCCESS);
-    REQUIRE(clEnqueueNDRangeKernel(q, kernel, 1, nullptr, &count, nullptr, 0, nullptr, nullptr) == CL_SUCCESS);
+    k.arg(0, mem);
+    k.arg(1, v);
+    k.enqueue(q, count);
     REQUIRE(clFinish(q) == CL_SUCCESS);
   }
 };

@@ -1,4 +1,4 @@
-// camera_demo's stages on the host backend: the arithmetic of stages_cl.cpp's kernels in C++, on the
+// camera_demo's stages on the host backend: the arithmetic of opencl_stages.cpp's kernels in C++, on the
 // CPU, through edgemem's host-side access (buffer maps, image maps, and the software sampler
 // read_pixel where the kernels use a sampler). Values are rounded where the kernels store them
 // (round to nearest even, saturated: OpenCL's convert_uchar_sat_rte and write_imagef to unorm_int8).
