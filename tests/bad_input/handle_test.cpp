@@ -185,3 +185,34 @@ BAD_INPUT("Queue::copy: moved-from PooledBuffer") {
   CHECK_FALSE(blk->valid());
   CHECK(holder.valid());
 }
+
+BAD_INPUT("Queue::begin_native and end_native: released queue or memory, memory of another context, unknown Access") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make(kBytes);
+  emt::OtherContext other(kBytes);
+  s.watch(other.buf, other.q);
+  Buffer released;
+  Queue never;
+  const auto unknown = static_cast<Access>(3);
+  s.expect(Errc::released, [&] { return f.q.begin_native(released, Access::read); });
+  s.expect(Errc::released, [&] { return f.q.end_native(released, Access::write); });
+  s.expect(Errc::released, [&] { return never.begin_native(b, Access::read); });
+  s.expect(Errc::released, [&] { return never.end_native(b, Access::read); });
+  s.expect(Errc::invalid_argument, [&] { return f.q.begin_native(other.buf, Access::write); });
+  s.expect(Errc::invalid_argument, [&] { return other.q.end_native(b, Access::write); });
+  s.expect(Errc::invalid_argument, [&] { return f.q.begin_native(b, unknown); });
+  s.expect(Errc::invalid_argument, [&] { return f.q.end_native(b, unknown); });
+}
+
+BAD_INPUT("Queue::begin_native: busy where an open mapping conflicts; the mapping stays open") {
+  emt::Fixture f;
+  Scene s(f);
+  Buffer& b = s.make_unwatched(kBytes);
+  auto m = f.q.map<std::uint8_t>(b, Access::write, 0, 16);
+  REQUIRE_OK(m);
+  s.expect(Errc::busy, [&] { return f.q.begin_native(b, Access::read); });
+  s.expect(Errc::busy, [&] { return f.q.begin_native(b, Access::write_discard); });
+  CHECK(m->size() == 16);
+  CHECK_OK(m->unmap());
+}
