@@ -150,19 +150,28 @@ Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes) const noexcept
 
 Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes, MemFlags flags) const noexcept {
   if (node_ == nullptr) return fail(Errc::released, "buffer is released");
-  EDGEMEM_TRY(detail::check_range(offset, bytes, node_->bytes));
-  EDGEMEM_TRY(detail::check_mem_flags(flags));
-  if (!detail::flags_narrow(node_->flags, flags))
-    return fail(Errc::invalid_argument, "a sub-buffer's flags may only narrow its parent's access");
-  EDGEMEM_TRY(detail::check_host_flags_supported(node_->ctx, flags));
-  const std::size_t origin = node_->origin + offset;
-  if (!detail::is_multiple_of(origin, node_->ctx->info.base_align_bytes))
-    return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
-  MemNode* node = detail::make_node<MemNode>();
-  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the sub-buffer's bookkeeping");
-  detail::init_view(node, node_, origin, bytes, flags);
-  return Buffer(node);
+  EDGEMEM_TRY_ASSIGN(MemNode* n, detail::make_sub(node_, offset, bytes, flags));
+  return Buffer(n);
 }
+
+namespace detail {
+
+Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, MemFlags flags) noexcept {
+  EDGEMEM_TRY(detail::check_range(offset, bytes, node->bytes));
+  EDGEMEM_TRY(detail::check_mem_flags(flags));
+  if (!detail::flags_narrow(node->flags, flags))
+    return fail(Errc::invalid_argument, "a sub-buffer's flags may only narrow its parent's access");
+  EDGEMEM_TRY(detail::check_host_flags_supported(node->ctx, flags));
+  const std::size_t origin = node->origin + offset;
+  if (!detail::is_multiple_of(origin, node->ctx->info.base_align_bytes))
+    return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
+  MemNode* view = detail::make_node<MemNode>();
+  if (view == nullptr) return fail(Errc::out_of_host_memory, "no memory for the sub-buffer's bookkeeping");
+  detail::init_view(view, node, origin, bytes, flags);
+  return view;
+}
+
+}  // namespace detail
 
 std::size_t Buffer::size() const noexcept { return node_ != nullptr ? node_->bytes : 0; }
 std::size_t Buffer::origin() const noexcept { return node_ != nullptr ? node_->origin : 0; }
@@ -177,6 +186,12 @@ bool Buffer::is_host_accessible() const noexcept {
 
 bool Buffer::shares_root_with(const Buffer& other) const noexcept {
   return node_ != nullptr && other.node_ != nullptr && node_->root == other.node_->root;
+}
+
+bool Buffer::is_svm() const noexcept { return node_ != nullptr && node_->root->svm != nullptr; }
+
+void* Buffer::svm_pointer() const noexcept {
+  return is_svm() ? node_->root->svm + node_->origin : nullptr;
 }
 
 Result<NativeMem> Buffer::native() const noexcept {

@@ -4,6 +4,7 @@
 #include <edgemem/queue.hpp>
 
 #include "core/image_checks.hpp"
+#include "core/svm_root.hpp"
 #include "core/live.hpp"
 #include "core/image_node.hpp"
 #include "core/nodes.hpp"
@@ -192,6 +193,7 @@ Result<Image> Image::like(const Image& other) noexcept {
 Result<Image> Image::view(const Buffer& buf, const ImageDesc& desc, std::size_t row_pitch) noexcept {
   MemNode* b = detail::node_of(buf);
   if (b == nullptr) return fail(Errc::released, "buffer is released");
+  EDGEMEM_TRY(detail::check_not_svm(b));
   EDGEMEM_TRY_ASSIGN(ImageNode* n, make_view(b, desc, row_pitch));
   return Image(n);
 }

@@ -10,6 +10,7 @@
 #include "core/image_node.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
+#include "core/svm_root.hpp"
 
 namespace edgemem {
 
@@ -136,11 +137,32 @@ void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) n
   if (same != nullptr) slot.native_id = same->native_id;
 }
 
+/// The native map of `bytes` bytes at byte `offset` of buffer node `n`, after `s`'s waits, blocking.
+/// Shared virtual memory: clEnqueueSVMMap for coarse grain; fine grain needs none, so a marker stands
+/// for it (the host may touch the bytes once the commands before it are done).
+Result<contract::Mapped> map_native(detail::QueueNode* q, MemNode* n, Access access, std::size_t offset,
+                                    std::size_t bytes, const Backend::CommandEvents& s) noexcept {
+  if (!detail::is_svm(n)) return Backend::map(q->native, n->root->native, access, n->origin + offset, bytes, s);
+  const contract::SvmAddress at = detail::svm_at(n, offset);
+  if (n->root->svm_grain == SvmGrain::coarse) EDGEMEM_TRY(Backend::svm_map(q->native, at, bytes, access, s));
+  else EDGEMEM_TRY(Backend::marker(q->native, s));
+  return contract::Mapped{at.at(), 0};
+}
+
+/// Undoes the native map of `slot` of node `n` (a marker for fine-grain SVM), blocking or async.
+Result<void> unmap_native(detail::QueueNode* q, const MemNode* n, const detail::MapSlot& slot,
+                          const Backend::CommandEvents& s) noexcept {
+  if (!detail::is_svm(n)) return Backend::unmap(q->native, detail::command_target(n), slot.native, s);
+  if (n->root->svm_grain != SvmGrain::coarse) return Backend::marker(q->native, s);
+  std::byte* host = static_cast<std::byte*>(slot.native.host);
+  return Backend::svm_unmap(q->native, contract::SvmAddress{n->root->svm, std::size_t(host - n->root->svm), true}, s);
+}
+
 /// The group of `slot` is closing: the native maps beyond the first it undoes, blocking. A driver
 /// that keeps one record per address refuses them (invalid_argument): that answer is expected.
 Result<void> unmap_extra(detail::QueueNode* q, MemNode* n, const detail::MapSlot& slot) noexcept {
   for (unsigned k = 1; k < slot.native_count; ++k) {
-    auto done = Backend::unmap(q->native, detail::command_target(n), slot.native, Backend::CommandEvents{});
+    auto done = unmap_native(q, n, slot, Backend::CommandEvents{});
     if (!done && done.error().code != Errc::invalid_argument) return done;
   }
   return {};
@@ -167,7 +189,7 @@ Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, A
     // mapping, still read them), then has completed, with every earlier command of this queue.
     const detail::MemUse use{n, ByteRange{offset, offset + bytes}, access != Access::read};
     auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) {
-      return Backend::map(node_->native, n->root->native, access, n->origin + offset, bytes, s);
+      return map_native(node_, n, access, offset, bytes, s);
     });
     if (!mapped) {
       release_slot(n, r.slot);
@@ -177,7 +199,7 @@ Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, A
   }
   if (reinterpret_cast<std::uintptr_t>(slot.host) % elem_align != 0) {
     if (last_of_group(n, r.slot)) {
-      (void)Backend::unmap(node_->native, n->root->native, slot.native, Backend::CommandEvents{});
+      (void)unmap_native(node_, n, slot, Backend::CommandEvents{});
       (void)unmap_extra(node_, n, slot);
       release_slot(n, r.slot);
     }
@@ -280,7 +302,7 @@ Result<void> MappingBase::close(Event* out) noexcept {
     const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
     done = detail::submit(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
-      return Backend::unmap(queue_->native, detail::command_target(n), slot.native, s);
+      return unmap_native(queue_, n, slot, s);
     });
     auto extra = unmap_extra(queue_, n, slot);
     if (done && !extra) done = fail(extra.error());

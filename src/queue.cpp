@@ -5,6 +5,7 @@
 #include "core/live.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
+#include "core/svm_root.hpp"
 
 namespace edgemem {
 
@@ -25,6 +26,7 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::CommandEvents& s) {
+    if (detail::is_svm(n)) return Backend::svm_memcpy(q->native, detail::svm_at(n, offset), detail::host_at(src), bytes, s);
     return Backend::write(q->native, n->root->native, n->origin + offset, src, bytes, s);
   });
 }
@@ -39,6 +41,7 @@ Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, v
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, false}, [&](const Backend::CommandEvents& s) {
+    if (detail::is_svm(n)) return Backend::svm_memcpy(q->native, detail::host_at(dst), detail::svm_at(n, offset), bytes, s);
     return Backend::read(q->native, n->root->native, n->origin + offset, dst, bytes, s);
   });
 }
@@ -61,6 +64,8 @@ Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::si
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::CommandEvents& s) {
+    if (detail::is_svm(n))
+      return Backend::svm_memfill(q->native, detail::svm_at(n, offset), bytes, pattern, pattern_bytes, s);
     return Backend::fill(q->native, n->root->native, n->origin + offset, bytes, pattern, pattern_bytes, s);
   });
 }
@@ -82,6 +87,15 @@ Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::siz
   const detail::MemUse reads{s, ByteRange{src_offset, src_offset + bytes}, false};
   const detail::MemUse writes{d, ByteRange{dst_offset, dst_offset + bytes}, true};
   return detail::submit(q, waits, out, reads, writes, [&](const Backend::CommandEvents& sy) {
+    const bool svm_src = detail::is_svm(s), svm_dst = detail::is_svm(d);
+    if (svm_src && svm_dst)
+      return Backend::svm_memcpy(q->native, detail::svm_at(d, dst_offset), detail::svm_at(s, src_offset), bytes, sy);
+    if (svm_src)
+      return Backend::svm_buffer_copy(q->native, detail::svm_at(s, src_offset), s->root->bytes, d->root->native,
+                                      d->origin + dst_offset, bytes, false, sy);
+    if (svm_dst)
+      return Backend::svm_buffer_copy(q->native, detail::svm_at(d, dst_offset), d->root->bytes, s->root->native,
+                                      s->origin + src_offset, bytes, true, sy);
     return Backend::copy(q->native, s->root->native, d->root->native, s->origin + src_offset, d->origin + dst_offset,
                          bytes, sy);
   });
@@ -93,6 +107,13 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
     return fail(Errc::invalid_argument, "unknown migration target");
   if (!n->ctx->info.caps.migration) return fail(Errc::unsupported, "the device cannot migrate memory (DeviceInfo::caps)");
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{0, n->bytes}, true));
+  if (detail::is_svm(n)) {  // (clEnqueueSVMMigrateMem moves any range: no sub-object needed)
+    if (!n->ctx->info.caps.svm_migration)
+      return fail(Errc::unsupported, "the device cannot migrate shared virtual memory (DeviceInfo::caps)");
+    return detail::submit(q, waits, out, {n, ByteRange{0, n->bytes}, true}, [&](const Backend::CommandEvents& s) {
+      return Backend::svm_migrate(q->native, detail::svm_at(n, 0), n->bytes, to, s);
+    });
+  }
   // Migration moves whole memory objects: a view migrates through its native sub-object (made now if
   // it has none), so the rest of the root is left where it is.
   EDGEMEM_TRY_ASSIGN(const Backend::NativeMem mem, detail::native_of(n));

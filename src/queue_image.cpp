@@ -2,6 +2,7 @@
 #include <edgemem/queue.hpp>
 
 #include "core/image_checks.hpp"
+#include "core/svm_root.hpp"
 #include "core/image_node.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
@@ -100,6 +101,7 @@ Result<void> enqueue_image_buffer(QueueNode* q, const Image& img, const ImageReg
                                   std::size_t offset, bool to_buffer, WaitList waits, Event* out) noexcept {
   EDGEMEM_TRY_ASSIGN(ImageNode* n, detail::use_image(q, img));
   EDGEMEM_TRY_ASSIGN(MemNode* b, detail::use(q, buf));
+  EDGEMEM_TRY(detail::check_not_svm(b));
   EDGEMEM_TRY(detail::check_image_region(n, r));
   const std::size_t e = n->layout.desc.format.pixel_bytes();
   std::size_t bytes = r.extent.x;

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "core/checks.hpp"
+#include "core/svm_root.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
 
@@ -36,6 +37,7 @@ Rect on_root(Rect r, std::size_t origin) noexcept {
 Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
                                 WaitList waits, Event* out) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, dst));
+  EDGEMEM_TRY(detail::check_not_svm(n));
   if (src == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   ByteRange span, host_span;
   EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, src_bytes, span, host_span));
@@ -51,6 +53,7 @@ Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, con
 Result<void> enqueue_read_rect(QueueNode* q, const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
                                WaitList waits, Event* out) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* n, detail::use(q, src));
+  EDGEMEM_TRY(detail::check_not_svm(n));
   if (dst == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
   ByteRange span, host_span;
   EDGEMEM_TRY_ASSIGN(const Rect r, resolve_host_rect(rect, n->bytes, dst_bytes, span, host_span));
@@ -67,6 +70,8 @@ Result<void> enqueue_copy_rect(QueueNode* q, const Buffer& src, Buffer& dst, con
                                Event* out) noexcept {
   EDGEMEM_TRY_ASSIGN(MemNode* s, detail::use(q, src));
   EDGEMEM_TRY_ASSIGN(MemNode* d, detail::use(q, dst));
+  EDGEMEM_TRY(detail::check_not_svm(s));
+  EDGEMEM_TRY(detail::check_not_svm(d));
   CopyRect r = rect;
   ByteRange src_span, dst_span;
   EDGEMEM_TRY_ASSIGN(r.src, detail::resolve_rect_side(rect.src, rect.region, s->bytes, src_span));

@@ -8,6 +8,8 @@
 /// - every command runs to completion at enqueue, in order (completes_at_enqueue); an event is the
 ///   command's sequence number on its queue, so waits never block and never fail;
 /// - map returns the memory itself (zero-copy), unmap does nothing but count;
+/// - SVM is allocator-policy memory behind a small header (host_svm.cpp); under AddressSanitizer, coarse
+///   SVM is poisoned outside maps so host stores that a coarse-only GPU would lose fail the test;
 /// - there is nothing to adopt: context_adopt, queue_adopt and mem_adopt answer unsupported (null
 ///   handles: invalid_argument);
 /// - the capabilities it reports are configurable with EDGEMEM_HOST_CAPS in builds with
@@ -21,7 +23,8 @@ namespace edgemem::backend {
 /// The host backend.
 struct Host : contract::BackendTypes {
   static constexpr const char* name = "host";  ///< DeviceInfo::backend
-  static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_image;  ///< contract groups
+  static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_image |
+                                    contract::group_svm;  ///< contract groups
   /// Every command has completed when its enqueue returns.
   static constexpr bool completes_at_enqueue = true;
 

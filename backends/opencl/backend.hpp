@@ -15,7 +15,9 @@
 ///   the origin (PoCL crashed on a rect copy within one sub-buffer);
 /// - adopt with AdoptMode::retain calls clRetain*, with borrow nothing; an adopted sub-buffer reports
 ///   its parent so the common layer makes it a view of it;
-/// - map is clEnqueueMapBuffer, blocking; its state is unused.
+/// - map is clEnqueueMapBuffer, blocking; its state is unused;
+/// - svm is OpenCL 2.0's clSVMAlloc / clEnqueueSVM* (cl_svm.cpp), the entry points declared weak; a
+///   copy between SVM and a buffer runs through a buffer object made over the SVM for that command.
 #pragma once
 #include "contract/backend_contract.hpp"
 
@@ -24,7 +26,8 @@ namespace edgemem::backend {
 /// The OpenCL backend.
 struct OpenCL : contract::BackendTypes {
   static constexpr const char* name = "opencl";  ///< DeviceInfo::backend
-  static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_image;  ///< contract groups
+  static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_image |
+                                    contract::group_svm;  ///< contract groups
   /// Commands run asynchronously on the device.
   static constexpr bool completes_at_enqueue = false;
 

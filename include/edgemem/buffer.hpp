@@ -93,10 +93,16 @@ class Buffer : public detail::Handle<detail::MemNode> {
   [[nodiscard]] bool is_host_accessible() const noexcept;
   /// True when both are views of the same root allocation.
   [[nodiscard]] bool shares_root_with(const Buffer& other) const noexcept;
+  /// True for shared virtual memory: an Svm, a view of one, or a block or run of an SVM pool or heap.
+  [[nodiscard]] bool is_svm() const noexcept;
+  /// For shared virtual memory (is_svm()): the address of this buffer's first byte, for kernel
+  /// arguments (clSetKernelArgSVMPointer) and pointers stored in SVM. Null otherwise or when released.
+  [[nodiscard]] void* svm_pointer() const noexcept;
   /// Native handle (cl_mem on OpenCL; the bytes on the host backend) for interop, e.g. kernel arguments.
   /// For a sub-buffer the first call makes its native sub-object (clCreateSubBuffer), kept until the
   /// buffer dies; pool blocks have theirs from init(). Thread-safe. Errc: released, misaligned,
-  /// out_of_host_memory, backend_failure (the sub-object could not be made).
+  /// unsupported (shared virtual memory: use svm_pointer()), out_of_host_memory, backend_failure (the
+  /// sub-object could not be made).
   [[nodiscard]] Result<NativeMem> native() const noexcept;
   /// Drops this handle. Idempotent. Errc: busy (a mapping made through this handle is still open;
   /// the buffer is left unchanged).
@@ -110,9 +116,12 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// handle is kept).
   [[nodiscard]] Result<void> release(const Queue& q) noexcept;
 
+ protected:
+  /// A handle adopting one reference already held on `node` (Svm's too).
+  explicit Buffer(detail::MemNode* node) noexcept : Handle(node) {}
+
  private:
   friend struct detail::HandleAccess;
-  explicit Buffer(detail::MemNode* node) noexcept : Handle(node) {}
 };
 
 }  // namespace edgemem

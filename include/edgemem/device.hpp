@@ -64,6 +64,7 @@ struct Capabilities {
   bool svm_coarse = false;                 ///< coarse-grain buffer SVM
   bool svm_fine_buffer = false;            ///< fine-grain buffer SVM
   bool svm_fine_system = false;            ///< fine-grain system SVM (any host pointer)
+  bool svm_migration = false;              ///< Queue::migrate of SVM (clEnqueueSVMMigrateMem, OpenCL 2.1)
   std::size_t max_fill_pattern_bytes = 0;  ///< widest fill pattern in bytes (a power of two; 0: no fill)
   unsigned external_memory = 0;            ///< ExternalMemoryKind bits
   bool unified_memory = false;             ///< device and host share memory (map is zero-copy)

@@ -26,3 +26,4 @@
 #include <edgemem/sampled_image.hpp>
 #include <edgemem/sampler.hpp>
 #include <edgemem/span.hpp>
+#include <edgemem/svm.hpp>

@@ -86,6 +86,15 @@ class FixedPool {
     return core_.init(ctx, q, block_bytes, count, storage, flags);
   }
 
+  /// init() over one shared virtual memory allocation of `grain` (Svm::create; pyopencl's SVMPool, with
+  /// fixed blocks): every block is SVM (PooledBuffer::buffer().svm_pointer() for kernel arguments),
+  /// zero-filled at init() with clEnqueueSVMMemFill, and acquire / return stay O(1) with no driver call.
+  /// Errc: as init() above, plus those of Svm::create (unsupported: the device lacks `grain`).
+  [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
+                                  SvmGrain grain) noexcept {
+    return core_.init(ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write, &grain);
+  }
+
   /// Hands out a free block in O(1): no backend call, no heap allocation, no waiting.
   /// Errc: released (not initialised or released), exhausted (every block is out; counted in
   /// stats().failed_acquires, nothing else changes).

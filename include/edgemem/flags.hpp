@@ -39,6 +39,13 @@ enum class Access : std::uint8_t {
   write_discard,  ///< host writes the whole range; prior contents undefined (CL_MAP_WRITE_INVALIDATE_REGION)
 };
 
+/// The sharing granularity of shared virtual memory (Svm), as OpenCL 2.0 defines it.
+enum class SvmGrain : std::uint8_t {
+  coarse,       ///< coarse-grain buffer SVM: the host reaches the bytes only inside a map (Queue::map)
+  fine_buffer,  ///< fine-grain buffer SVM: host and device share the bytes directly (Svm::host_span)
+  fine_system,  ///< fine-grain system SVM: as fine_buffer, and the device reaches any host pointer
+};
+
 /// Where migrate() moves a buffer's contents.
 enum class Migration : std::uint8_t {
   to_device,          ///< make the contents resident on the device

@@ -54,6 +54,11 @@ class Heap : private detail::NodeOwner {
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
                                   Storage storage = Storage::device, MemFlags flags = MemFlags::read_write,
                                   std::size_t max_buffers = 0) noexcept;
+  /// init() over one shared virtual memory allocation of `grain` (Svm::create): every buffer it hands
+  /// out is SVM (Buffer::svm_pointer() for kernel arguments). Errc: as init() above, plus those of
+  /// Svm::create (unsupported: the device lacks `grain`).
+  [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
+                                  SvmGrain grain, std::size_t max_buffers = 0) noexcept;
 
   /// A buffer of `bytes` bytes on the first run of ceil(bytes / page_bytes) free pages (contents
   /// undefined), with the heap's storage and flags. No heap allocation. Errc: released (not initialised),
@@ -89,6 +94,8 @@ class Heap : private detail::NodeOwner {
   [[nodiscard]] Result<void> release() noexcept;
 
  private:
+  Result<void> init_arena(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
+                          Storage storage, MemFlags flags, std::size_t max_buffers, const SvmGrain* svm) noexcept;
   static void take_back_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
   bool page_used(std::size_t p) const noexcept { return (bitmap_[p / 64] >> (p % 64)) & 1u; }
   void mark(std::size_t first, std::size_t pages, bool used) noexcept;

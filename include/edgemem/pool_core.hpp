@@ -137,8 +137,9 @@ class PoolCore : private NodeOwner {
   PoolCore& operator=(const PoolCore&) = delete;
   ~PoolCore();
 
+  /// `svm` set: the blocks are carved from shared virtual memory of that grain (storage, flags unused).
   Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count, Storage storage,
-                    MemFlags flags) noexcept;
+                    MemFlags flags, const SvmGrain* svm = nullptr) noexcept;
   Result<PooledBuffer> acquire() noexcept;
   /// As acquire(), but an empty pool is not counted in failed_acquires: for a caller with another way
   /// to get a block (FrameRing's drop_oldest), which counts a real failure with count_failed().

@@ -83,8 +83,25 @@
 /// - sampler_create(ctx, desc, version): a sampler (desc checked valid; `version` is the device's
 ///   major * 10 + minor: 20 and above may use the properties call). sampler_release(s) drops it.
 ///
-/// svm, external (optional): declared in contract::Group so capabilities and backends can name
-/// them; their operations are added to the lists below with the issues that build them (#16, #17).
+/// svm (optional; the common layer calls it only for a grain DeviceInfo::caps has). Allocations are
+/// roots of the common layer like buffers (views, maps, ordering and pools are its own); an SvmAddress
+/// names a byte of one (or host memory, for the host side of a memcpy). Sizes and offsets in bytes.
+/// - svm_alloc(ctx, bytes, grain, alignment): `bytes` of `grain` (fine_system: memory any host pointer
+///   reaches; the backend may allocate it as fine_buffer), aligned to `alignment` (a power of two,
+///   128 at most; the common layer passes at least 128). Errc: out_of_device_memory, out_of_host_memory.
+/// - svm_free(ctx, base): frees at once; the common layer calls it only when no command reaches `base`.
+/// - svm_free_queued(q, base, ev): frees after ev.waits and every earlier command of q
+///   (clEnqueueSVMFree); never blocking. Errc: out_of_host_memory.
+/// - svm_memcpy (host <-> svm, svm <-> svm, not overlapping), svm_memfill (a pattern of
+///   1..caps.max_fill_pattern_bytes bytes, a power of two; `dst` aligned to it), svm_buffer_copy (svm
+///   <-> a root buffer object at `offset`, direction `to_svm`), svm_migrate (whole range; only when
+///   caps.migration): commands as the buffer group's. Errc: out_of_device_memory, out_of_host_memory.
+/// - svm_map(q, at, bytes, access, ev): coarse grain only (fine grain needs none): makes the bytes
+///   visible to the host, blocking. svm_unmap(q, at, ev): undoes it (`at` as mapped); blocking or async.
+///   Errc: backend_failure.
+///
+/// external (optional): declared in contract::Group so capabilities and backends can name it; its
+/// operations are added with the external memory issue (#17).
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -189,9 +206,31 @@
     (const NativeContext& ctx, const SamplerDesc& desc, unsigned version))                                      \
   X(image, sampler_release, never, released, void, (NativeSampler s))
 
+/// The operations of the svm group (same columns as EDGEMEM_DEVICE_OPERATIONS).
+#define EDGEMEM_SVM_OPERATIONS(X)                                                                               \
+  X(svm, svm_alloc, before, out_of_device_memory, Result<void*>,                                               \
+    (const NativeContext& ctx, std::size_t bytes, SvmGrain grain, std::size_t alignment))                       \
+  X(svm, svm_free, never, released, void, (const NativeContext& ctx, void* base))                              \
+  X(svm, svm_free_queued, before, out_of_host_memory, Result<void>,                                            \
+    (NativeQueue q, void* base, const CommandEvents& ev))                                                       \
+  X(svm, svm_memcpy, before, out_of_device_memory, Result<void>,                                               \
+    (NativeQueue q, const SvmAddress& dst, const SvmAddress& src, std::size_t bytes, const CommandEvents& ev))  \
+  X(svm, svm_memfill, before, out_of_device_memory, Result<void>,                                              \
+    (NativeQueue q, const SvmAddress& dst, std::size_t bytes, const void* pattern, std::size_t pattern_bytes,   \
+     const CommandEvents& ev))                                                                                  \
+  X(svm, svm_buffer_copy, before, out_of_device_memory, Result<void>,                                          \
+    (NativeQueue q, const SvmAddress& svm, std::size_t svm_bytes, const NativeMem& mem, std::size_t offset,     \
+     std::size_t bytes, bool to_svm, const CommandEvents& ev))                                                  \
+  X(svm, svm_migrate, before, out_of_device_memory, Result<void>,                                              \
+    (NativeQueue q, const SvmAddress& at, std::size_t bytes, Migration to, const CommandEvents& ev))            \
+  X(svm, svm_map, before, backend_failure, Result<void>,                                                       \
+    (NativeQueue q, const SvmAddress& at, std::size_t bytes, Access access, const CommandEvents& ev))           \
+  X(svm, svm_unmap, after, backend_failure, Result<void>,                                                      \
+    (NativeQueue q, const SvmAddress& at, const CommandEvents& ev))
+
 /// Every operation of every group, in one list (the fault wrapper and the checks expand it).
 #define EDGEMEM_BACKEND_OPERATIONS(X) \
-  EDGEMEM_DEVICE_OPERATIONS(X) EDGEMEM_BUFFER_OPERATIONS(X) EDGEMEM_IMAGE_OPERATIONS(X)
+  EDGEMEM_DEVICE_OPERATIONS(X) EDGEMEM_BUFFER_OPERATIONS(X) EDGEMEM_IMAGE_OPERATIONS(X) EDGEMEM_SVM_OPERATIONS(X)
 
 /// Inside a backend struct: declares one operation with the contract's signature, e.g.
 /// `EDGEMEM_DEVICE_OPERATIONS(EDGEMEM_DECLARE_OPERATION)`. The types it names (NativeQueue,
@@ -218,6 +257,7 @@ struct BackendTypes {
   using ImageCreate = contract::ImageCreate;     ///< types.hpp
   using AdoptedImage = contract::AdoptedImage;   ///< types.hpp
   using MappedImage = contract::MappedImage;     ///< types.hpp
+  using SvmAddress = contract::SvmAddress;       ///< types.hpp
 };
 
 /// How the fault-injecting wrapper treats an operation (the `fault` column).

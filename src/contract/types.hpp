@@ -18,7 +18,7 @@ enum Group : unsigned {
   group_device = 1u << 0,    ///< devices, contexts, queues, events, marker
   group_buffer = 1u << 1,    ///< linear memory objects, transfers, maps
   group_image = 1u << 2,     ///< images and samplers (EDGEMEM_IMAGE_OPERATIONS)
-  group_svm = 1u << 3,       ///< shared virtual memory (operations come with the SVM issue, #16)
+  group_svm = 1u << 3,       ///< shared virtual memory (EDGEMEM_SVM_OPERATIONS)
   group_external = 1u << 4,  ///< external memory, IPC (operations come with the external memory issue, #17)
 };
 
@@ -31,6 +31,16 @@ struct CommandEvents {
   /// call returns (OpenCL's blocking write, done once the host bytes are copied out) sets it to true
   /// instead of waiting; commands on the queue after it still run after it. Others leave it untouched.
   bool* still_running = nullptr;
+};
+
+/// One address for the svm operations: `offset` bytes into `base`, an allocation svm_alloc made
+/// (`svm` true) or plain host memory (`svm` false, then `base` is the caller's pointer and `offset` 0).
+struct SvmAddress {
+  std::byte* base = nullptr;  ///< the allocation's first byte (svm), or the host memory
+  std::size_t offset = 0;     ///< bytes into `base`
+  bool svm = false;           ///< true: `base` came from svm_alloc
+  /// The addressed byte.
+  std::byte* at() const noexcept { return base + offset; }
 };
 
 /// What mem_create makes.

@@ -5,6 +5,7 @@
 #include "core/image_node.hpp"
 #include "core/live.hpp"
 #include "core/ordering.hpp"
+#include "core/svm_root.hpp"
 
 namespace edgemem::detail {
 
@@ -36,6 +37,7 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
 }
 
 Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
+  EDGEMEM_TRY(check_not_svm(n));
   if (n->parent == nullptr || n->native_state.load(std::memory_order_acquire) == kNativeReady) return n->native;
   // No mutex: the first caller claims the making; another waits for it (rare: two threads asking the
   // same view's first native() at once). A failed make lets the next call try again.
@@ -86,7 +88,8 @@ void unref(MemNode* n) noexcept {
       }
       return;
     }
-    if (!n->borrowed) Backend::mem_release(n->native);
+    if (n->svm != nullptr) free_svm_root(n);
+    else if (!n->borrowed) Backend::mem_release(n->native);
     destroy_pending_table(n->pending);
     live_add(n->image ? Live::image : n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;

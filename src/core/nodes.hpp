@@ -18,6 +18,7 @@
 #include <edgemem/pool_core.hpp>
 #include <edgemem/queue.hpp>
 #include <edgemem/sampler.hpp>
+#include <edgemem/svm.hpp>
 
 #include "contract/active.hpp"
 
@@ -144,6 +145,9 @@ struct MemNode {
   bool image_object = false;        // an image whose commands and maps use `native`, the image object;
                                     // false for a 1D-buffer image view: its pixels are its buffer's
                                     // bytes, and its commands run on the buffer (image_node.hpp)
+  std::byte* svm = nullptr;         // root of shared virtual memory (Svm::create): the allocation's first
+                                    // byte (else null; views read their root's: core/svm_root.hpp)
+  SvmGrain svm_grain = SvmGrain::coarse;  // the root's grain when `svm` is set
   const std::byte* host = nullptr;  // root made by Buffer::wrap or adopted over CL_MEM_USE_HOST_PTR: the
                                     // caller memory it uses (else null)
   // A root's native object; a view's native sub-object, made only when first asked for (native_of)
@@ -195,6 +199,8 @@ struct HandleAccess {
   static ContextNode* context(const Event& e) noexcept { return e.ctx_; }       ///< null when released
   /// A Buffer adopting one reference already held on `n`.
   static Buffer buffer(MemNode* n) noexcept { return Buffer(n); }
+  /// An Svm adopting one reference already held on `n` (a node of shared virtual memory).
+  static Svm svm(MemNode* n) noexcept { return Svm(n); }
   /// A Context handle on `n`, taking a reference of its own.
   static Context context_handle(ContextNode* n) noexcept {
     n->refs.fetch_add(1, std::memory_order_relaxed);

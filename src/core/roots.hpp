@@ -34,6 +34,11 @@ Result<void> check_storage(Storage s) noexcept;
 /// freed with the node) when the allocator is out of memory.
 bool attach_root_state(MemNode* node) noexcept;
 
+/// A view of `bytes` bytes at byte `offset` of `node` with access `flags` (Buffer::sub's checks and
+/// node; Svm::sub's too). Errc: invalid_argument, out_of_range, misaligned, unsupported (host-access
+/// flags), out_of_host_memory.
+Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, MemFlags flags) noexcept;
+
 /// busy when a mapping made through `n` is open (its handle must not be released).
 Result<void> check_releasable(MemNode* n) noexcept;
 

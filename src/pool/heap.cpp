@@ -120,6 +120,16 @@ void Heap::teardown() noexcept {
 
 Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count, Storage storage,
                         MemFlags flags, std::size_t max_buffers) noexcept {
+  return init_arena(ctx, q, page_bytes, page_count, storage, flags, max_buffers, nullptr);
+}
+
+Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count, SvmGrain grain,
+                        std::size_t max_buffers) noexcept {
+  return init_arena(ctx, q, page_bytes, page_count, Storage::shared, MemFlags::read_write, max_buffers, &grain);
+}
+
+Result<void> Heap::init_arena(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
+                              Storage storage, MemFlags flags, std::size_t max_buffers, const SvmGrain* svm) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (page_count_ != 0) return fail(Errc::invalid_argument, "heap is already initialised");
@@ -136,7 +146,7 @@ Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, st
 
   HeapBook* book = make_book(capacity, page_count);
   if (book == nullptr) return fail(Errc::out_of_host_memory, "allocator could not provide the heap's bookkeeping");
-  auto arena = Buffer::create(ctx, page_bytes * page_count, storage, flags);
+  auto arena = detail::make_arena(ctx, page_bytes * page_count, storage, flags, svm);
   if (!arena) {
     HeapBook::destroy(book);
     return fail(arena.error());

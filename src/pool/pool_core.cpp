@@ -49,7 +49,7 @@ void PoolCore<Threads>::teardown() noexcept {
 
 template <class Threads>
 Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
-                                  Storage storage, MemFlags flags) noexcept {
+                                  Storage storage, MemFlags flags, const SvmGrain* svm) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (count_ != 0) return fail(Errc::invalid_argument, "pool is already initialised");
@@ -89,7 +89,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     return fail(e);
   };
 
-  auto parent = Buffer::create(ctx, stride * count, storage, flags);
+  auto parent = make_arena(ctx, stride * count, storage, flags, svm);
   if (!parent) return undo(parent.error());
   if (auto r = touch_zero(q, *parent); !r) return undo(r.error());
   take_back = &PoolCore::take_back_block;
@@ -99,7 +99,9 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     MemNode* n = detail::node_of(*b);
     // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame,
     // and their mapping slots, so a block mapped per frame allocates nothing.
-    if (auto native = detail::native_of(n); !native) return undo(native.error());
+    if (svm == nullptr) {  // (SVM has no buffer object: its blocks are addresses, Buffer::svm_pointer())
+      if (auto native = detail::native_of(n); !native) return undo(native.error());
+    }
     n->maps = make_node<MapSlots>();
     if (n->maps == nullptr) return undo(Error{Errc::out_of_host_memory, 0, "no memory for a block's mapping slots"});
     n->ownership = NodeOwnership::pool_block;

@@ -5,7 +5,7 @@
 //     and for an opened device: backend, name, version, driver, api_version ("major.minor"),
 //     unified_memory, base_align_bytes, max_alloc_bytes, global_mem_bytes,
 //     capabilities {images, image_from_buffer, image_from_sub_buffer, svm_coarse, svm_fine_buffer,
-//       svm_fine_system, max_fill_pattern_bytes, fill_pattern_sizes [bytes], external_memory
+//       svm_fine_system, svm_migration, max_fill_pattern_bytes, fill_pattern_sizes [bytes], external_memory
 //       {dma_buf, arm_import, opaque_fd, opaque_win32}, unified_memory, migration, host_access_flags},
 //     image_limits {max_width_2d, max_height_2d, max_width_3d, max_height_3d, max_depth_3d,
 //       max_array_size, max_buffer_pixels, pitch_align_pixels, base_align_pixels},
@@ -38,6 +38,7 @@ void capabilities(JsonWriter& j, const Capabilities& c) {
   j.field("svm_coarse", c.svm_coarse);
   j.field("svm_fine_buffer", c.svm_fine_buffer);
   j.field("svm_fine_system", c.svm_fine_system);
+  j.field("svm_migration", c.svm_migration);
   j.field("max_fill_pattern_bytes", c.max_fill_pattern_bytes);
   j.key("fill_pattern_sizes");
   j.begin_array(true);

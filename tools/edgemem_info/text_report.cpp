@@ -123,6 +123,7 @@ void capabilities(std::FILE* out, const DeviceReport& r) {
   t.row({"SVM coarse grain", yes_no(c.svm_coarse)});
   t.row({"SVM fine grain buffer", yes_no(c.svm_fine_buffer)});
   t.row({"SVM fine grain system", yes_no(c.svm_fine_system)});
+  t.row({"SVM migration", yes_no(c.svm_migration)});
   std::string ext;
   for (const ExternalKind& k : external_kinds)
     if ((c.external_memory & k.bit) != 0) ext += (ext.empty() ? "" : ", ") + std::string(k.key);

@@ -1,0 +1,144 @@
+// Host backend: shared virtual memory. An allocation is aligned memory of the allocator policy, fine
+// grain by nature, behind a small header (its size, grain and open maps). Coarse grain is made visible
+// in AddressSanitizer builds: its bytes are poisoned outside maps, so a host store that would be lost
+// on a coarse-only GPU fails under ASan here (edgemem's own commands unpoison what they touch).
+#include <atomic>
+#include <cstring>
+#include <new>
+
+#include <edgemem/allocator.hpp>
+#include <edgemem/svm.hpp>
+
+#include "backend.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define EDGEMEM_HOST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EDGEMEM_HOST_ASAN 1
+#endif
+#endif
+#ifdef EDGEMEM_HOST_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace edgemem::backend {
+
+namespace {
+
+using contract::SvmAddress;
+
+/// In front of every allocation, svm_max_alignment bytes before its first byte.
+struct SvmHeader {
+  std::size_t bytes = 0;
+  SvmGrain grain = SvmGrain::coarse;
+  std::atomic<unsigned> maps{0};  // open svm_map calls (coarse grain only)
+};
+constexpr std::size_t kHeaderBytes = svm_max_alignment;
+static_assert(sizeof(SvmHeader) <= kHeaderBytes, "the SVM header must fit before the allocation");
+
+SvmHeader* header_of(std::byte* base) noexcept { return reinterpret_cast<SvmHeader*>(base - kHeaderBytes); }
+
+void poison(const void* p, std::size_t n) noexcept {
+#ifdef EDGEMEM_HOST_ASAN
+  ASAN_POISON_MEMORY_REGION(p, n);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+void unpoison(const void* p, std::size_t n) noexcept {
+#ifdef EDGEMEM_HOST_ASAN
+  ASAN_UNPOISON_MEMORY_REGION(p, n);
+#else
+  (void)p, (void)n;
+#endif
+}
+
+/// Coarse SVM with no open map: its bytes are poisoned (ASan builds).
+bool poisoned(const SvmAddress& a) noexcept {
+  if (!a.svm) return false;
+  const SvmHeader* h = header_of(a.base);
+  return h->grain == SvmGrain::coarse && h->maps.load(std::memory_order_acquire) == 0;
+}
+
+/// Runs `touch()` with `bytes` bytes at `a` addressable (poisoned again afterwards if they were).
+template <class Touch>
+void touching(const SvmAddress& a, std::size_t bytes, Touch&& touch) noexcept {
+  const bool was = poisoned(a);
+  if (was) unpoison(a.at(), bytes);
+  touch();
+  if (was) poison(a.at(), bytes);
+}
+
+}  // namespace
+
+Result<void*> Host::svm_alloc(const NativeContext&, std::size_t bytes, SvmGrain grain, std::size_t) noexcept {
+  if (bytes > SIZE_MAX - kHeaderBytes) return fail(Errc::out_of_host_memory, "allocation size overflows");
+  void* p = DefaultAllocator::allocate(kHeaderBytes + bytes, svm_max_alignment);
+  if (p == nullptr) return fail(Errc::out_of_host_memory, "allocator could not provide the SVM's storage");
+  auto* h = new (p) SvmHeader();
+  h->bytes = bytes;
+  h->grain = grain;
+  std::byte* base = static_cast<std::byte*>(p) + kHeaderBytes;
+  if (grain == SvmGrain::coarse) poison(base, bytes);
+  return static_cast<void*>(base);
+}
+
+void Host::svm_free(const NativeContext&, void* base) noexcept {
+  SvmHeader* h = header_of(static_cast<std::byte*>(base));
+  const std::size_t bytes = h->bytes;
+  unpoison(base, bytes);
+  h->~SvmHeader();
+  DefaultAllocator::deallocate(h, kHeaderBytes + bytes, svm_max_alignment);
+}
+
+Result<void> Host::svm_free_queued(NativeQueue q, void* base, const CommandEvents& sync) noexcept {
+  EDGEMEM_TRY(marker(q, sync));  // every command has completed already
+  svm_free(NativeContext{}, base);
+  return {};
+}
+
+Result<void> Host::svm_memcpy(NativeQueue q, const SvmAddress& dst, const SvmAddress& src, std::size_t bytes,
+                              const CommandEvents& sync) noexcept {
+  touching(dst, bytes, [&] { touching(src, bytes, [&] { std::memcpy(dst.at(), src.at(), bytes); }); });
+  return marker(q, sync);
+}
+
+Result<void> Host::svm_memfill(NativeQueue q, const SvmAddress& dst, std::size_t bytes, const void* pattern,
+                               std::size_t pattern_bytes, const CommandEvents& sync) noexcept {
+  Result<void> done{};
+  touching(dst, bytes, [&] { done = fill(q, NativeMem{dst.base, 0}, dst.offset, bytes, pattern, pattern_bytes, sync); });
+  return done;
+}
+
+Result<void> Host::svm_buffer_copy(NativeQueue q, const SvmAddress& svm, std::size_t, const NativeMem& mem,
+                                   std::size_t offset, std::size_t bytes, bool to_svm,
+                                   const CommandEvents& sync) noexcept {
+  touching(svm, bytes, [&] {
+    if (to_svm) std::memcpy(svm.at(), mem.data + offset, bytes);
+    else std::memcpy(mem.data + offset, svm.at(), bytes);
+  });
+  return marker(q, sync);
+}
+
+Result<void> Host::svm_migrate(NativeQueue q, const SvmAddress&, std::size_t, Migration,
+                               const CommandEvents& sync) noexcept {
+  return marker(q, sync);
+}
+
+Result<void> Host::svm_map(NativeQueue q, const SvmAddress& at, std::size_t bytes, Access,
+                           const CommandEvents& sync) noexcept {
+  header_of(at.base)->maps.fetch_add(1, std::memory_order_acq_rel);
+  unpoison(at.at(), bytes);
+  return marker(q, sync);
+}
+
+Result<void> Host::svm_unmap(NativeQueue q, const SvmAddress& at, const CommandEvents& sync) noexcept {
+  SvmHeader* h = header_of(at.base);
+  // The last open map closes: the whole allocation is out of the host's reach again.
+  if (h->maps.fetch_sub(1, std::memory_order_acq_rel) == 1) poison(at.base, h->bytes);
+  return marker(q, sync);
+}
+
+}  // namespace edgemem::backend
