@@ -4,7 +4,9 @@
 //   goals: <n> met, <m> missed[: <names>]
 // A missed goal is reported, not an error: check() records failed calls, which set the exit status.
 #pragma once
+#ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 
 #include <algorithm>

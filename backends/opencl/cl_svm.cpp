@@ -65,9 +65,9 @@ Result<void> OpenCL::svm_free_queued(NativeQueue q, void* base, const CommandEve
 Result<void> OpenCL::svm_memcpy(NativeQueue q, const SvmAddress& dst, const SvmAddress& src, std::size_t bytes,
                                 const CommandEvents& sync) noexcept {
   if (clEnqueueSVMMemcpy == nullptr) return missing();
-  return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
-    return clEnqueueSVMMemcpy(q, CL_FALSE, dst.at(), src.at(), bytes, n, waits, out);
-  });
+  const cl::WaitList w = cl::waits_of(sync);
+  return cl::check(clEnqueueSVMMemcpy(q, sync.out == nullptr ? CL_TRUE : CL_FALSE, dst.at(), src.at(), bytes, w.count,
+                                      w.events, sync.out));
 }
 
 Result<void> OpenCL::svm_memfill(NativeQueue q, const SvmAddress& dst, std::size_t bytes, const void* pattern,

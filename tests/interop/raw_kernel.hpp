@@ -9,17 +9,18 @@
 
 namespace emt {
 
-/// Program and kernel `name` of `source`, built for the context's device; released at destruction.
+/// Program and kernel `name` of `source`, built with `options` for the context's device; released at
+/// destruction.
 struct RawKernel {
   cl_program program = nullptr;
   cl_kernel kernel = nullptr;
 
-  RawKernel(const edgemem::Context& ctx, const char* source, const char* name) {
+  RawKernel(const edgemem::Context& ctx, const char* source, const char* name, const char* options = "") {
     const auto n = ctx.native();
     cl_int status = CL_SUCCESS;
     program = clCreateProgramWithSource(n.context, 1, &source, nullptr, &status);
     REQUIRE(status == CL_SUCCESS);
-    REQUIRE(clBuildProgram(program, 1, &n.device, "", nullptr, nullptr) == CL_SUCCESS);
+    REQUIRE(clBuildProgram(program, 1, &n.device, options, nullptr, nullptr) == CL_SUCCESS);
     kernel = clCreateKernel(program, name, &status);
     REQUIRE(status == CL_SUCCESS);
   }
