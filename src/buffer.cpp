@@ -21,29 +21,14 @@ Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc
   EDGEMEM_TRY(detail::check_mem_flags(desc.flags));
   EDGEMEM_TRY(detail::check_host_flags_supported(cn, desc.flags));
   EDGEMEM_TRY(detail::check_storage(desc.storage));
-  MemNode* node = detail::make_node<MemNode>();
-  if (node == nullptr) return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
-  if (!detail::attach_root_state(node)) {
-    detail::destroy_pending_table(node->pending);
-    detail::destroy_node(node);
-    return fail(Errc::out_of_host_memory, "no memory for the buffer's bookkeeping");
-  }
-  auto native = Backend::mem_create(cn->native, desc);
-  if (!native) {
-    detail::destroy_pending_table(node->pending);
-    detail::destroy_node(node);
-    return fail(native.error());
-  }
-  detail::retain(cn);
-  node->ctx = cn;
-  node->bytes = desc.bytes;
-  node->storage = desc.storage;
-  node->flags = desc.flags;
-  node->wrapped = wrapped;
-  node->host = static_cast<const std::byte*>(desc.use_host);
-  node->native = *native;
-  detail::live_add(detail::Live::buffer, 1);
-  return node;
+  return detail::make_root_node(cn, desc.bytes, [&](MemNode* node) -> Result<void> {
+    EDGEMEM_TRY_ASSIGN(node->native, Backend::mem_create(cn->native, desc));
+    node->storage = desc.storage;
+    node->flags = desc.flags;
+    node->wrapped = wrapped;
+    node->host = static_cast<const std::byte*>(desc.use_host);
+    return {};
+  });
 }
 
 Backend::MemDesc describe(std::size_t bytes, Storage storage, MemFlags flags) noexcept {

@@ -33,28 +33,13 @@ Result<MemNode*> make_svm_root(detail::ContextNode* cn, std::size_t bytes, SvmGr
   if ((alignment & (alignment - 1)) != 0) return fail(Errc::invalid_argument, "alignment is not a power of two");
   if (bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
   if (alignment > svm_max_alignment) return fail(Errc::out_of_range, "alignment exceeds svm_max_alignment (128)");
-  MemNode* node = detail::make_node<MemNode>();
-  if (node == nullptr || !detail::attach_root_state(node)) {
-    if (node != nullptr) {
-      detail::destroy_pending_table(node->pending);
-      detail::destroy_node(node);
-    }
-    return fail(Errc::out_of_host_memory, "no memory for the allocation's bookkeeping");
-  }
-  auto p = Backend::svm_alloc(cn->native, bytes, grain, svm_max_alignment);
-  if (!p) {
-    detail::destroy_pending_table(node->pending);
-    detail::destroy_node(node);
-    return fail(p.error());
-  }
-  detail::retain(cn);
-  node->ctx = cn;
-  node->bytes = bytes;
-  node->storage = Storage::shared;
-  node->svm = static_cast<std::byte*>(*p);
-  node->svm_grain = grain;
-  detail::live_add(detail::Live::buffer, 1);
-  return node;
+  return detail::make_root_node(cn, bytes, [&](MemNode* node) -> Result<void> {
+    EDGEMEM_TRY_ASSIGN(void* p, Backend::svm_alloc(cn->native, bytes, grain, svm_max_alignment));
+    node->storage = Storage::shared;
+    node->svm = static_cast<std::byte*>(p);
+    node->svm_grain = grain;
+    return {};
+  });
 }
 
 }  // namespace

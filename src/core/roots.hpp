@@ -6,7 +6,9 @@
 #include <edgemem/flags.hpp>
 #include <edgemem/result.hpp>
 
+#include "core/live.hpp"
 #include "core/nodes.hpp"
+#include "core/ordering.hpp"
 
 namespace edgemem::detail {
 
@@ -38,6 +40,30 @@ bool attach_root_state(MemNode* node) noexcept;
 /// node; Svm::sub's too). Errc: invalid_argument, out_of_range, misaligned, unsupported (host-access
 /// flags), out_of_host_memory.
 Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, MemFlags flags) noexcept;
+
+/// A new root node on `cn` of `bytes` bytes whose memory `make(node)` provides (it sets node->native or
+/// node->svm, and returns Result<void>): with its root state (attach_root_state), a reference to `cn`,
+/// counted live as a buffer. On failure nothing is left allocated. Errc: out_of_host_memory (the
+/// bookkeeping), or make's.
+template <class Make>
+Result<MemNode*> make_root_node(ContextNode* cn, std::size_t bytes, Make&& make) noexcept {
+  MemNode* node = make_node<MemNode>();
+  Result<void> made = node != nullptr && attach_root_state(node)
+                          ? make(node)
+                          : Result<void>(fail(Errc::out_of_host_memory, "no memory for the bookkeeping of a new root"));
+  if (!made) {
+    if (node != nullptr) {
+      destroy_pending_table(node->pending);
+      destroy_node(node);
+    }
+    return fail(made.error());
+  }
+  retain(cn);
+  node->ctx = cn;
+  node->bytes = bytes;
+  live_add(Live::buffer, 1);
+  return node;
+}
 
 /// busy when a mapping made through `n` is open (its handle must not be released).
 Result<void> check_releasable(MemNode* n) noexcept;
