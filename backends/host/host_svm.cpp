@@ -55,20 +55,19 @@ void unpoison(const void* p, std::size_t n) noexcept {
 #endif
 }
 
-/// Coarse SVM with no open map: its bytes are poisoned (ASan builds).
-bool poisoned(const SvmAddress& a) noexcept {
-  if (!a.svm) return false;
-  const SvmHeader* h = header_of(a.base);
-  return h->grain == SvmGrain::coarse && h->maps.load(std::memory_order_acquire) == 0;
-}
+/// Coarse SVM: its bytes are poisoned outside maps (ASan builds).
+bool coarse(const SvmAddress& a) noexcept { return a.svm && header_of(a.base)->grain == SvmGrain::coarse; }
 
-/// Runs `touch()` with `bytes` bytes at `a` addressable (poisoned again afterwards if they were).
+/// Runs `touch()` with `bytes` bytes at `a` addressable. Coarse SVM is unpoisoned for the touch even
+/// while a map is open (a map unpoisons only its own range), and poisoned again afterwards unless a map
+/// is open: then the bytes stay addressable until the last unmap poisons the whole allocation (which
+/// bytes the open maps cover is not recorded here).
 template <class Touch>
 void touching(const SvmAddress& a, std::size_t bytes, Touch&& touch) noexcept {
-  const bool was = poisoned(a);
-  if (was) unpoison(a.at(), bytes);
+  const bool poisons = coarse(a);
+  if (poisons) unpoison(a.at(), bytes);
   touch();
-  if (was) poison(a.at(), bytes);
+  if (poisons && header_of(a.base)->maps.load(std::memory_order_acquire) == 0) poison(a.at(), bytes);
 }
 
 }  // namespace

@@ -102,8 +102,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
 
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
   /// (src null, bytes 0, other context), out_of_range, overlap (`src` shares a byte with the caller
-  /// memory a Buffer::wrap `dst` uses, anywhere in it), access_denied (dst host_read_only or
-  /// host_no_access), busy.
+  /// memory a Buffer::wrap `dst` uses, anywhere in it, or with the bytes written of an SVM `dst`),
+  /// access_denied (dst host_read_only or host_no_access), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
   /// Async write(); `src` must stay valid until the event completes. Errc: as write(), plus the wait
   /// list's (file comment).
@@ -112,8 +112,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
 
   /// Reads `bytes` bytes of `src` at `offset` into `dst`. Errc: released, invalid_argument
   /// (dst null, bytes 0, other context), out_of_range, overlap (`dst` shares a byte with the caller
-  /// memory a Buffer::wrap `src` uses, anywhere in it), access_denied (src host_write_only or
-  /// host_no_access), busy.
+  /// memory a Buffer::wrap `src` uses, anywhere in it, or with the bytes read of an SVM `src`),
+  /// access_denied (src host_write_only or host_no_access), busy.
   [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
   /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), plus
   /// the wait list's (file comment).

@@ -312,6 +312,8 @@ Result<void> images(Env& e) {
   return {};
 }
 
+#include "fault_svm.inc"  // shared virtual memory: svm()
+
 struct Scenario {
   const char* name;
   Result<void> (*run)(Env&);
@@ -321,7 +323,7 @@ const Scenario kScenarios[] = {
     {"context+queue", context_queue}, {"buffer create", buffer_create}, {"sub-buffers", sub_buffers},
     {"map/unmap", mapping},           {"write/read/fill/copy/rect", transfers}, {"fixed pool", fixed_pool},
     {"heap", heap_checked},           {"frame ring", frame_ring},      {"two queues", two_queues},
-    {"images", images},
+    {"images", images},               {"svm", svm},
 };
 
 // ---- the harness -----------------------------------------------------------------------------

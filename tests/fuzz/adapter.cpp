@@ -32,29 +32,39 @@ static_assert(fz::kInvalidArgument == static_cast<int>(Errc::invalid_argument) &
                   fz::kReleased == static_cast<int>(Errc::released) &&
                   fz::kAccessDenied == static_cast<int>(Errc::access_denied) &&
                   fz::kOverlap == static_cast<int>(Errc::overlap) &&
-                  fz::kUnsupported == static_cast<int>(Errc::unsupported),
+                  fz::kUnsupported == static_cast<int>(Errc::unsupported) &&
+                  fz::kMisaligned == static_cast<int>(Errc::misaligned),
               "target.hpp's Errc values are out of date");
 
+/// A buffer slot: a Buffer, a pool block, or an Svm object (an Svm is a Buffer: ref() gives it as one).
 struct Slot {
   Buffer buf;
   PooledBuffer pooled;
+  Svm svm;
   bool is_pooled = false;
-  Buffer& ref() noexcept { return is_pooled ? pooled.buffer() : buf; }
-  const Buffer& ref() const noexcept { return is_pooled ? pooled.buffer() : buf; }
+  bool is_svm = false;
+  Buffer& ref() noexcept { return is_pooled ? pooled.buffer() : is_svm ? svm : buf; }
+  const Buffer& ref() const noexcept { return is_pooled ? pooled.buffer() : is_svm ? svm : buf; }
   void set(Buffer&& b) noexcept {
+    clear();
     buf = std::move(b);
-    pooled = PooledBuffer{};
-    is_pooled = false;
   }
   void set(PooledBuffer&& p) noexcept {
-    buf = Buffer{};
+    clear();
     pooled = std::move(p);
     is_pooled = true;
+  }
+  void set(Svm&& s) noexcept {
+    clear();
+    svm = std::move(s);
+    is_svm = true;
   }
   void clear() noexcept {
     buf = Buffer{};
     pooled = PooledBuffer{};
+    svm = Svm{};
     is_pooled = false;
+    is_svm = false;
   }
 };
 
@@ -84,6 +94,12 @@ class EdgememTarget final : public fz::Target {
   }
 
   std::size_t base_align() const noexcept override { return ctx_[0].base_align(); }
+
+  unsigned svm_caps() const noexcept override {
+    const Capabilities& c = ctx_[0].info().caps;
+    return (c.svm_coarse ? 1u << 0 : 0u) | (c.svm_fine_buffer ? 1u << 1 : 0u) | (c.svm_fine_system ? 1u << 2 : 0u) |
+           (c.svm_migration ? fz::kSvmMigrationCap : 0u);
+  }
 
   void begin() noexcept override {
     pool_.emplace();
@@ -193,9 +209,11 @@ class EdgememTarget final : public fz::Target {
   }
 
 #include "adapter_image.inc"
+#include "adapter_svm.inc"
 
   int dispatch(const fz::Args& a, unsigned char* out, std::size_t& out_len) noexcept {
-    if (a.op >= fz::op_img_create) return dispatch_image(a, out, out_len);
+    if (fz::is_image_op(a.op)) return dispatch_image(a, out, out_len);
+    if (fz::is_svm_op(a.op)) return dispatch_svm(a, out, out_len);
     Context& ctx = ctx_[a.ctx];
     Queue& q = q_[a.queue];
     Slot& sa = slots_[a.a];
@@ -242,7 +260,7 @@ class EdgememTarget final : public fz::Target {
         return code_of(r);
       }
       case fz::op_release: {
-        auto r = sa.is_pooled ? sa.pooled.release() : sa.buf.release();
+        auto r = sa.is_pooled ? sa.pooled.release() : sa.is_svm ? sa.svm.release() : sa.buf.release();
         if (r) sa.clear();
         return code_of(r);
       }
@@ -253,8 +271,11 @@ class EdgememTarget final : public fz::Target {
         if (a.a != a.b) {
           sa.buf = std::move(sb.buf);
           sa.pooled = std::move(sb.pooled);
+          sa.svm = std::move(sb.svm);
           sa.is_pooled = sb.is_pooled;
+          sa.is_svm = sb.is_svm;
           sb.is_pooled = false;
+          sb.is_svm = false;
         }
         return fz::kOk;
       case fz::op_write:

@@ -120,8 +120,9 @@ Args decode(Reader& r) noexcept {
   a.n2 = number(r2);
   static constexpr std::size_t kPatterns[12] = {1, 2, 4, 8, 16, 32, 64, 128, 0, 3, 256, 4};
   a.pattern_bytes = kPatterns[r2 % 12u];
-  if (a.op == op_pool_init || a.op == op_heap_init) a.n1 = r1 % 17u;  // block / page count
-  if (a.op == op_heap_init) a.n2 = r2 % 9u;                             // max_buffers (0: page count)
+  const bool heap_init = a.op == op_heap_init || a.op == op_svm_heap_init;
+  if (a.op == op_pool_init || a.op == op_svm_pool_init || heap_init) a.n1 = r1 % 17u;  // block / page count
+  if (heap_init) a.n2 = r2 % 9u;  // max_buffers (0: page count)
   if (is_rect(a.op)) {
     std::uint8_t side_bytes[10];
     for (auto& v : side_bytes) v = r.u8();
@@ -140,9 +141,10 @@ const char* op_name(Op op) noexcept {
       "create", "from_host", "wrap", "like", "sub", "release", "drop", "move", "write", "read",
       "fill", "copy", "write_rect", "read_rect", "copy_rect", "map", "map_write", "unmap", "map_drop",
       "pool_init", "pool_acquire", "pool_release", "pool_destroy", "heap_init", "heap_create",
-      "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event", "native", "img_create",
+      "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event", "img_create",
       "img_from_host", "img_like", "img_view", "img_release", "img_drop", "img_write", "img_read", "img_copy",
-      "img_fill", "img_to_buf", "buf_to_img", "img_map"};
+      "img_fill", "img_to_buf", "buf_to_img", "img_map", "native", "svm_create", "svm_like", "svm_sub",
+      "svm_span", "svm_pool_init", "svm_heap_init"};
   return op < kOpCount ? kNames[op] : "?";
 }
 
@@ -150,6 +152,8 @@ const char* op_name(Op op) noexcept {
 
 struct MRoot {
   std::vector<std::uint8_t> bytes, defined;
+  bool svm = false;    // shared virtual memory (driver_svm.inc)
+  unsigned grain = 0;  // its SvmGrain value
 };
 enum Owner { owner_none, owner_pool, owner_heap };
 struct MNode {
@@ -168,6 +172,7 @@ struct MSlot {
   int node = -1;
   bool pooled = false;
   std::size_t pool_slot = 0;
+  bool svm_obj = false;  // holds an Svm object (op_svm_create / like / sub), not only SVM memory
 };
 /// An image slot: its node (a root of its own, or a sub-node of the buffer it views) and shape.
 struct MImage {
@@ -329,6 +334,7 @@ struct State {
   std::uint64_t ops = 0;
   std::string names;
   std::size_t base_align = 0;
+  unsigned svm_all = 0, svm_any = 0;  // Target::svm_caps() bits every target has / some target has
   bool trace = false;  // EDGEMEM_FUZZ_TRACE set: print every operation and its code
 };
 
@@ -341,6 +347,10 @@ void print_args(const Args& a) {
   std::fprintf(stderr, "%-14s a=%u b=%u m=%u n0=%zu n1=%zu n2=%zu", op_name(a.op), a.a, a.b, a.m, a.n0, a.n1, a.n2);
   if (a.op == op_create || a.op == op_from_host || a.op == op_wrap || a.op == op_pool_init || a.op == op_heap_init)
     std::fprintf(stderr, " storage=%u flags=0x%x", a.storage, a.flags);
+  if (a.op == op_svm_create || a.op == op_svm_pool_init || a.op == op_svm_heap_init)
+    std::fprintf(stderr, " grain=%u", a.access);
+  if (a.op == op_svm_create) std::fprintf(stderr, " alignment=%zu", kSvmAlignments[a.migration & 3u]);
+  if (a.op == op_svm_span) std::fprintf(stderr, "%s%s", a.wide ? " u32" : "", a.keep ? " write" : "");
   if (a.op == op_map) std::fprintf(stderr, " access=%u%s", a.access, a.wide ? " u32" : "");
   if (a.op == op_native) std::fprintf(stderr, " %s access=%u", a.keep ? "end" : "begin", a.access);
   if (a.op == op_fill) std::fprintf(stderr, " pattern=%zu", a.pattern_bytes);
@@ -355,7 +365,7 @@ void print_args(const Args& a) {
   if (a.op == op_event) std::fprintf(stderr, " %s", a.access == 0 ? "wait" : a.access == 1 ? "is_complete" : a.access == 2 ? "release" : "move");
   if (a.async) std::fprintf(stderr, " async waits=0x%x%s", a.m, a.keep ? " keep" : "");
   if (a.null_ptr) std::fprintf(stderr, " null");
-  if (a.op >= op_img_create) {
+  if (is_image_op(a.op)) {
     const ImageArgs& i = a.img;
     if (a.op == op_img_create || a.op == op_img_from_host || a.op == op_img_view)
       std::fprintf(stderr, " type=%u format=%u desc=%zux%zux%zu[%zu] storage=%u flags=0x%x", i.type, i.format, i.width,
@@ -505,6 +515,7 @@ void set_slot(unsigned slot, int node, bool pooled = false, std::size_t pool_slo
 
 #include "driver_image.inc"
 #include "driver_image_apply.inc"
+#include "driver_svm.inc"
 
 /// Codes the model can predict on its own (kNotApplicable: no prediction).
 int predict(const Args& a) {
@@ -559,7 +570,8 @@ int predict(const Args& a) {
       return kOk;
     }
     default:
-      return a.op >= op_img_create ? predict_image(a) : kNotApplicable;
+      if (is_image_op(a.op)) return predict_image(a);
+      return is_svm_op(a.op) ? predict_svm(a) : predict_on_svm(a);
   }
 }
 
@@ -839,6 +851,14 @@ void apply(const Args& a) {
     case op_native:  // orders commands; changes no byte
     case kOpCount:
       break;
+    case op_svm_create:
+    case op_svm_like:
+    case op_svm_sub:
+    case op_svm_span:
+    case op_svm_pool_init:
+    case op_svm_heap_init:
+      apply_svm(a);
+      break;
     default:
       apply_image(a);
       break;
@@ -891,6 +911,11 @@ bool init_targets() noexcept {
   }
   s.names += "+model";
   s.base_align = s.targets[0]->base_align();
+  s.svm_all = ~0u;
+  for (const Target* t : s.targets) {
+    s.svm_all &= t->svm_caps();
+    s.svm_any |= t->svm_caps();
+  }
   s.trace = std::getenv("EDGEMEM_FUZZ_TRACE") != nullptr;
   for (auto& o : s.out) o.assign(kHostBytes, 0);
   return true;
@@ -911,11 +936,15 @@ void run_input(const std::uint8_t* data, std::size_t size) noexcept {
   Reader r{data, size};
   for (std::size_t i = 0; i < kMaxOps && r.left != 0; ++i) {
     Args a = decode(r);
-    if (a.op >= op_img_create) decode_image(r, a);
+    if (is_image_op(a.op)) decode_image(r, a);
     Record rec{a, {0, 0}};
     const int expected = predict(a);
-    if (a.op >= op_img_create && pocl_quirk(a, expected)) {
+    if (is_image_op(a.op) && pocl_quirk(a, expected)) {
       if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (a known PoCL fault, tests/fuzz/pocl)\n", i, op_name(a.op));
+      continue;
+    }
+    if (skip_svm(a)) {
+      if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (an SVM capability only some targets have)\n", i, op_name(a.op));
       continue;
     }
     for (std::size_t t = 0; t < nt; ++t) {

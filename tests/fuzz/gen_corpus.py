@@ -22,6 +22,9 @@ BUFFER_OPS = list(OPS)  # the random-walk seed draws from these (its bytes preda
 IMAGE_OPS = ["img_create", "img_from_host", "img_like", "img_view", "img_release", "img_drop", "img_write",
              "img_read", "img_copy", "img_fill", "img_to_buf", "buf_to_img", "img_map"]
 OPS += IMAGE_OPS
+OPS += ["native"]  # op_native comes after the image ops (target.hpp)
+SVM_OPS = ["svm_create", "svm_like", "svm_sub", "svm_span", "svm_pool_init", "svm_heap_init"]
+OPS += SVM_OPS
 RECT_OPS = {"write_rect", "read_rect", "copy_rect"}
 SPECIAL = {0: 0, 1: 1, 64: 2, 127: 3, 128: 4, 129: 5, 255: 6, 256: 7, 1024: 8, 4096: 9, 8192: 10,
            "max": 11, "max-127": 12, "half": 13, "2^40": 14, "2^48": 15}
@@ -31,6 +34,9 @@ PATTERNS = [1, 2, 4, 8, 16, 32, 64, 128, 0, 3, 256, 4]
 RO, WO, H_RO, H_WO, H_NA, BAD = 1, 2, 4, 8, 16, 32
 DEVICE, HOST, SHARED = 0, 1, 2
 READ, WRITE, DISCARD, BAD_ACCESS = 0, 1, 2, 3
+# SVM ops: the grain goes in `access`, the alignment (target.hpp's kSvmAlignments index) in `migration`.
+COARSE, FINE, FSYS, BAD_GRAIN = 0, 1, 2, 3
+ALIGN_DEFAULT, ALIGN_64, ALIGN_96, ALIGN_256 = 0, 1, 2, 3
 
 
 def num(v):
@@ -585,6 +591,11 @@ def _():
             op("img_map", 0, m=4, access=DISCARD, img=I(extent=(1, 1, 1))), op("map_write", m=4, n1=8, seed=61),
             op("map_drop", m=4), op("img_read", 0, n0=4096, img=I()), op("finish")]
     return out
+
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_corpus_svm  # noqa: E402  (the SVM seeds)
+gen_corpus_svm.register(sys.modules[__name__])
 
 
 def main():

@@ -24,7 +24,7 @@ inline constexpr int kOk = 0;
 inline constexpr int kNotApplicable = -1;  ///< the driver-side precondition of the op was not met
 /// The edgemem::Errc values the model predicts (adapter.cpp checks them against the enum).
 inline constexpr int kInvalidArgument = 1, kOutOfRange = 2, kExhausted = 5, kBusy = 9, kReleased = 10,
-                     kOverlap = 4, kUnsupported = 8,
+                     kOverlap = 4, kUnsupported = 8, kMisaligned = 3,
                      kAccessDenied = 12;
 /// Code of an event that is not complete after its wait() succeeded (never expected).
 inline constexpr int kEventIncomplete = 99;
@@ -62,7 +62,6 @@ enum Op : std::uint8_t {
   op_migrate,          ///< q.migrate(slot a, migration)
   op_finish,           ///< q.finish()
   op_event,            ///< on event m & 3: wait(), is_complete(), release() or move to b & 3 (by access)
-  op_native,           ///< keep ? q.end_native(slot a, access) : q.begin_native(slot a, access)
   // Images (image slot a & 3, second image slot b & 3; the image block of Args::img). Mapping slots
   // are shared with buffers: op_map_write / op_unmap / op_map_drop work on image mappings too.
   op_img_create,       ///< image a = Image::create(ctx, desc, storage, flags)
@@ -78,8 +77,29 @@ enum Op : std::uint8_t {
   op_img_to_buf,       ///< q.copy_image_to_buffer(image a, region, buffer slot b, n1)
   op_buf_to_img,       ///< q.copy_buffer_to_image(buffer slot b, n1, image a, region)
   op_img_map,          ///< mapping m = q.map_image(image a, access, region); pixels copied out tightly
+  // After the image ops, whose numbers the committed corpus inputs were written with.
+  op_native,           ///< keep ? q.end_native(slot a, access) : q.begin_native(slot a, access)
+  // Shared virtual memory (svm.hpp). An Svm lives in a buffer slot, so every buffer op above takes it
+  // (write/read/fill/copy dispatch to SVM commands, rects and image views answer unsupported). Grain:
+  // access (0 coarse, 1 fine_buffer, 2 fine_system, 3 not a grain); alignment: kSvmAlignments[migration].
+  op_svm_create,       ///< slot a = Svm::create(ctx, n0, grain, alignment)
+  op_svm_like,         ///< slot a = Svm::like(slot b) (n/a when slot b holds no Svm object)
+  op_svm_sub,          ///< slot a = slot b (an Svm object) .sub(n0, n1) (n/a when slot b holds none)
+  op_svm_span,         ///< host_span<T>() of slot a (an Svm object; T = u32 when wide, else bytes): its bytes
+                       ///< copied out; keep: data written through the span at n0 % size, n1 bytes (clamped)
+  op_svm_pool_init,    ///< pool.init(ctx, q, n0, n1, grain)
+  op_svm_heap_init,    ///< heap.init(ctx, q, n0, n1, grain, n2 = max_buffers)
   kOpCount
 };
+
+/// True for the image ops (image slots, the image block of Args::img).
+constexpr bool is_image_op(Op op) noexcept { return op >= op_img_create && op <= op_img_map; }
+/// True for the SVM ops.
+constexpr bool is_svm_op(Op op) noexcept { return op >= op_svm_create && op < kOpCount; }
+/// Svm::create's alignment argument by Args::migration: default, valid, not a power of two, too large.
+inline constexpr std::size_t kSvmAlignments[4] = {0, 64, 96, 256};
+/// Target::svm_caps() bits: 1 << grain for each SvmGrain the device has, and svm_migration.
+inline constexpr unsigned kSvmMigrationCap = 1u << 3;
 
 /// One rectangle side as decoded from the input (pitches 0 mean "packed").
 struct RectSideArgs {
@@ -163,6 +183,8 @@ class Target {
   virtual bool open() noexcept = 0;
   /// Base alignment of context 0, bytes.
   virtual std::size_t base_align() const noexcept = 0;
+  /// Shared virtual memory capabilities of context 0 (kSvmMigrationCap and 1 << SvmGrain bits).
+  virtual unsigned svm_caps() const noexcept = 0;
   /// Starts an input: every slot empty, pool and heap uninitialised.
   virtual void begin() noexcept = 0;
   /// Runs one operation; read-like operations fill `out` (kHostBytes long, pre-filled by the driver).
