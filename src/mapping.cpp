@@ -114,7 +114,10 @@ bool last_of_group(MemNode* n, unsigned index) noexcept {
   detail::MapSlot* other = find_open_slot(
       n->root, n, index, [&](const MemNode*, const detail::MapSlot& o) { return o.native_id == slot.native_id; });
   if (other != nullptr) {
+    // The group's native maps live on in `other`, and with them every byte they map (the conflict
+    // checks read native ranges). A group's native maps all start at one address, so at one byte.
     other->native_count += slot.native_count;
+    if (slot.native_end > other->native_end) other->native_end = slot.native_end;
     release_slot_locked(n, index);
     return false;
   }

@@ -16,15 +16,16 @@ using detail::QueueNode;
 
 namespace {
 
-/// True when `n` is shared virtual memory and host memory [p, p + bytes) shares a byte with its bytes
-/// [offset, offset + bytes) (a host pointer into the SVM itself, e.g. from Svm::host_span). Refused
-/// before the backend, whose answers differ (OpenCL: CL_MEM_COPY_OVERLAP; the host: a memcpy over
-/// overlapping bytes, undefined).
-bool host_overlaps_svm(const void* p, std::size_t bytes, const MemNode* n, std::size_t offset) noexcept {
+/// True when `n` is shared virtual memory and host memory [p, p + bytes) shares a byte with its
+/// allocation (a host pointer into the SVM itself, e.g. from Svm::host_span). Refused before the
+/// backend: over the bytes transferred the backends answer differently (OpenCL: CL_MEM_COPY_OVERLAP;
+/// the host: a memcpy over overlapping bytes), and elsewhere in the allocation the host side would
+/// not be ordered as the SVM it is (copy() is).
+bool host_in_svm(const void* p, std::size_t bytes, const MemNode* n) noexcept {
   if (!detail::is_svm(n)) return false;
   const auto host = reinterpret_cast<std::uintptr_t>(p);
-  const auto at = reinterpret_cast<std::uintptr_t>(n->root->svm + n->origin + offset);
-  return host < at + bytes && at < host + bytes;
+  const auto base = reinterpret_cast<std::uintptr_t>(n->root->svm);
+  return host < base + n->root->bytes && base < host + bytes;
 }
 
 Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const void* src, std::size_t bytes,
@@ -34,8 +35,8 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
   if (detail::host_in_wrapped_memory(src, bytes, n))
     return fail(Errc::overlap, "write source lies in the caller memory the buffer wraps");
-  if (host_overlaps_svm(src, bytes, n, offset))
-    return fail(Errc::overlap, "write source overlaps the shared virtual memory it writes");
+  if (host_in_svm(src, bytes, n))
+    return fail(Errc::overlap, "write source lies in the shared virtual memory it writes (use copy)");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::CommandEvents& s) {
@@ -51,8 +52,8 @@ Result<void> enqueue_read(QueueNode* q, const Buffer& src, std::size_t offset, v
   EDGEMEM_TRY(detail::check_range(offset, bytes, n->bytes));
   if (detail::host_in_wrapped_memory(dst, bytes, n))
     return fail(Errc::overlap, "read destination lies in the caller memory the buffer wraps");
-  if (host_overlaps_svm(dst, bytes, n, offset))
-    return fail(Errc::overlap, "read destination overlaps the shared virtual memory it reads");
+  if (host_in_svm(dst, bytes, n))
+    return fail(Errc::overlap, "read destination lies in the shared virtual memory it reads (use copy)");
   EDGEMEM_TRY(detail::check_host_access(n->flags, true, false));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, false));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, false}, [&](const Backend::CommandEvents& s) {

@@ -2,8 +2,8 @@
 // grain by nature, behind a small header (its size, grain and open maps). Coarse grain is made visible
 // in AddressSanitizer builds: its bytes are poisoned outside maps, so a host store that would be lost
 // on a coarse-only GPU fails under ASan here (edgemem's own commands unpoison what they touch).
-#include <atomic>
 #include <cstring>
+#include <mutex>
 #include <new>
 
 #include <edgemem/allocator.hpp>
@@ -32,7 +32,11 @@ using contract::SvmAddress;
 struct SvmHeader {
   std::size_t bytes = 0;
   SvmGrain grain = SvmGrain::coarse;
-  std::atomic<unsigned> maps{0};  // open svm_map calls (coarse grain only)
+  // Coarse grain, ASan builds: who may touch the bytes now. Under `lock`, so the last one out (no
+  // open svm_map, no command touching) poisons the whole allocation while nobody else can unpoison.
+  std::mutex lock;
+  unsigned maps = 0;      // open svm_map calls
+  unsigned touching = 0;  // edgemem commands copying or filling its bytes now
 };
 constexpr std::size_t kHeaderBytes = svm_max_alignment;
 static_assert(sizeof(SvmHeader) <= kHeaderBytes, "the SVM header must fit before the allocation");
@@ -58,16 +62,29 @@ void unpoison(const void* p, std::size_t n) noexcept {
 /// Coarse SVM: its bytes are poisoned outside maps (ASan builds).
 bool coarse(const SvmAddress& a) noexcept { return a.svm && header_of(a.base)->grain == SvmGrain::coarse; }
 
-/// Runs `touch()` with `bytes` bytes at `a` addressable. Coarse SVM is unpoisoned for the touch even
-/// while a map is open (a map unpoisons only its own range), and poisoned again afterwards unless a map
-/// is open: then the bytes stay addressable until the last unmap poisons the whole allocation (which
-/// bytes the open maps cover is not recorded here).
+/// Makes `bytes` bytes at `at` of a coarse allocation addressable for one more user (a map or a touch).
+void enter(SvmHeader* h, const std::byte* at, std::size_t bytes, bool map) noexcept {
+  std::lock_guard<std::mutex> lock(h->lock);
+  ++(map ? h->maps : h->touching);
+  unpoison(at, bytes);
+}
+
+/// One user of a coarse allocation leaves; the last one out poisons all of it again (bytes earlier
+/// users unpoisoned stay addressable until then: which bytes the open maps cover is not recorded).
+void leave(SvmHeader* h, std::byte* base, bool map) noexcept {
+  std::lock_guard<std::mutex> lock(h->lock);
+  --(map ? h->maps : h->touching);
+  if (h->maps == 0 && h->touching == 0) poison(base, h->bytes);
+}
+
+/// Runs `touch()` with `bytes` bytes at `a` addressable (edgemem's own access to coarse SVM, maps open
+/// or not, from any thread).
 template <class Touch>
 void touching(const SvmAddress& a, std::size_t bytes, Touch&& touch) noexcept {
   const bool poisons = coarse(a);
-  if (poisons) unpoison(a.at(), bytes);
+  if (poisons) enter(header_of(a.base), a.at(), bytes, false);
   touch();
-  if (poisons && header_of(a.base)->maps.load(std::memory_order_acquire) == 0) poison(a.at(), bytes);
+  if (poisons) leave(header_of(a.base), a.base, false);
 }
 
 }  // namespace
@@ -128,15 +145,12 @@ Result<void> Host::svm_migrate(NativeQueue q, const SvmAddress&, std::size_t, Mi
 
 Result<void> Host::svm_map(NativeQueue q, const SvmAddress& at, std::size_t bytes, Access,
                            const CommandEvents& sync) noexcept {
-  header_of(at.base)->maps.fetch_add(1, std::memory_order_acq_rel);
-  unpoison(at.at(), bytes);
+  enter(header_of(at.base), at.at(), bytes, true);
   return marker(q, sync);
 }
 
 Result<void> Host::svm_unmap(NativeQueue q, const SvmAddress& at, const CommandEvents& sync) noexcept {
-  SvmHeader* h = header_of(at.base);
-  // The last open map closes: the whole allocation is out of the host's reach again.
-  if (h->maps.fetch_sub(1, std::memory_order_acq_rel) == 1) poison(at.base, h->bytes);
+  leave(header_of(at.base), at.base, true);  // the last one out: out of the host's reach again
   return marker(q, sync);
 }
 

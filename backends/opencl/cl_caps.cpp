@@ -41,7 +41,8 @@ Result<void> describe_caps(cl_device_id d, unsigned version, Capabilities& caps)
   c.image_from_buffer = c.images && ((version >= 20 && version < 30) || has_extension(list, "cl_khr_image2d_from_buffer"));
   c.svm_coarse = (svm & kSvmCoarseBuffer) != 0;
   c.svm_fine_buffer = (svm & kSvmFineBuffer) != 0;
-  c.svm_fine_system = (svm & kSvmFineSystem) != 0;
+  // Fine system SVM counts only with fine buffer SVM: edgemem allocates it as fine-grain buffers.
+  c.svm_fine_system = (svm & kSvmFineSystem) != 0 && c.svm_fine_buffer;
   c.svm_migration = version >= 21 && c.svm_coarse;
   c.max_fill_pattern_bytes = version >= 12 ? 128 : 0;  // clEnqueueFillBuffer: 1..128 bytes, OpenCL 1.2
   if (has_extension(list, "cl_khr_external_memory_dma_buf")) c.external_memory |= external_dma_buf;

@@ -89,7 +89,8 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// Access flags (read_write when released).
   [[nodiscard]] MemFlags flags() const noexcept;
   /// True when the host reaches the memory without a copy: host/shared storage, a wrapped buffer,
-  /// or a unified-memory device. False when released.
+  /// a unified-memory device, or shared virtual memory (coarse grain: still only inside a map, as host
+  /// and shared storage). False when released.
   [[nodiscard]] bool is_host_accessible() const noexcept;
   /// True when both are views of the same root allocation.
   [[nodiscard]] bool shares_root_with(const Buffer& other) const noexcept;

@@ -106,7 +106,8 @@ class Image : public detail::Handle<detail::MemNode> {
   /// device's ImageLimits), misaligned (row_pitch not a multiple of the device's pitch alignment, or
   /// the buffer's device address not a multiple of its base address alignment), unsupported (no images;
   /// 2D without caps.image_from_buffer; a sub-buffer, pool block or heap run without
-  /// caps.image_from_sub_buffer; format not supported), out_of_host_memory, backend_failure.
+  /// caps.image_from_sub_buffer; format not supported; `buf` is shared virtual memory), out_of_host_memory,
+  /// backend_failure.
   [[nodiscard]] static Result<Image> view(const Buffer& buf, const ImageDesc& desc, std::size_t row_pitch = 0) noexcept;
   /// Interop: wraps an image made elsewhere on `ctx` (a cl_mem image). retain takes a reference,
   /// borrow none (as Buffer::adopt). An adopted image is its own root: its ordering is not shared with

@@ -102,7 +102,7 @@ class Queue : public detail::Handle<detail::QueueNode> {
 
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
   /// (src null, bytes 0, other context), out_of_range, overlap (`src` shares a byte with the caller
-  /// memory a Buffer::wrap `dst` uses, anywhere in it, or with the bytes written of an SVM `dst`),
+  /// memory a Buffer::wrap `dst` uses, anywhere in it, or lies in an SVM `dst`'s allocation: use copy()),
   /// access_denied (dst host_read_only or host_no_access), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
   /// Async write(); `src` must stay valid until the event completes. Errc: as write(), plus the wait
@@ -112,7 +112,7 @@ class Queue : public detail::Handle<detail::QueueNode> {
 
   /// Reads `bytes` bytes of `src` at `offset` into `dst`. Errc: released, invalid_argument
   /// (dst null, bytes 0, other context), out_of_range, overlap (`dst` shares a byte with the caller
-  /// memory a Buffer::wrap `src` uses, anywhere in it, or with the bytes read of an SVM `src`),
+  /// memory a Buffer::wrap `src` uses, anywhere in it, or lies in an SVM `src`'s allocation: use copy()),
   /// access_denied (src host_write_only or host_no_access), busy.
   [[nodiscard]] Result<void> read(const Buffer& src, std::size_t offset, void* dst, std::size_t bytes) noexcept;
   /// Async read(); `dst` must stay valid and untouched until the event completes. Errc: as read(), plus
@@ -134,7 +134,9 @@ class Queue : public detail::Handle<detail::QueueNode> {
 
   /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Errc: released,
   /// invalid_argument (bytes 0, other context), out_of_range, overlap (ranges overlap within one root
-  /// buffer, or two Buffer::wrap buffers over overlapping caller memory), busy.
+  /// buffer or SVM allocation, or two Buffer::wrap buffers over overlapping caller memory), busy;
+  /// between SVM and a buffer also out_of_device_memory, backend_failure (the buffer object made over
+  /// the SVM for the command).
   [[nodiscard]] Result<void> copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
                                   std::size_t bytes) noexcept;
   /// Async copy(). Errc: as copy(), plus the wait list's (file comment).
@@ -146,7 +148,7 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// a multiple of row pitch, other context), out_of_range (region past the buffer or past `src_bytes`,
   /// overflow included), overlap (the host side's bytes, from its first to its last, share a byte with
   /// the caller memory a Buffer::wrap `dst` uses), access_denied (dst host_read_only or host_no_access),
-  /// busy.
+  /// busy, unsupported (shared virtual memory: svm.hpp).
   [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
   /// Async write_rect(). Errc: as write_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
@@ -167,9 +169,10 @@ class Queue : public detail::Handle<detail::QueueNode> {
                                               WaitList waits = {}) noexcept;
 
   /// Moves `buf`'s contents to the host or the device (a validated no-op on the host backend).
-  /// A sub-buffer migrates through its native sub-object (made on first use), leaving the rest of its root.
-  /// Errc: released, invalid_argument (other context), busy (mapped), unsupported (!info().caps.migration),
-  /// out_of_host_memory.
+  /// A sub-buffer migrates through its native sub-object (made on first use), leaving the rest of its root;
+  /// SVM migrates its own bytes (clEnqueueSVMMigrateMem). Errc: released, invalid_argument (other
+  /// context, unknown Migration), busy (mapped), unsupported (!info().caps.migration; for SVM
+  /// !info().caps.svm_migration), out_of_host_memory.
   [[nodiscard]] Result<void> migrate(Buffer& buf, Migration to) noexcept;
   /// Async migrate(). Errc: as migrate(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> migrate_async(Buffer& buf, Migration to, WaitList waits = {}) noexcept;
@@ -249,7 +252,7 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// Copies `region` of `src` to `dst` at byte `dst_offset`, pixels tightly packed (row after row,
   /// slice after slice). Errc: invalid_argument (an extent 0), out_of_range (region past the image or
   /// the bytes past the buffer), overlap (the buffer's bytes and the image's share a root: a view of
-  /// it), busy.
+  /// it), busy, unsupported (`dst` is shared virtual memory).
   [[nodiscard]] Result<void> copy_image_to_buffer(const Image& src, const ImageRegion& region, Buffer& dst,
                                                   std::size_t dst_offset) noexcept;
   /// Async copy_image_to_buffer(). Errc: as copy_image_to_buffer(), plus the wait list's.

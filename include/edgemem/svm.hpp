@@ -14,10 +14,14 @@
 ///   store outside a map may be lost silently on a coarse-only GPU; builds with AddressSanitizer on
 ///   the host backend poison coarse SVM outside maps, so such a store fails there first.
 /// - fine_buffer / fine_system: host_span() at any time, with no driver call. What is still yours:
-///   host stores racing device work on the same bytes (order them with Queue::finish(), an Event, or
-///   SVM atomics in your kernels), and the host view of bytes a kernel is writing.
+///   host stores racing device work on the same bytes (order them with Queue::finish() or an Event;
+///   edgemem does not allocate with CL_MEM_SVM_ATOMICS, so host-device atomics are not promised), and
+///   the host view of bytes a kernel is writing. A host pointer into an Svm is refused as the host side
+///   of its own write / read (Errc::overlap: use copy()); into another allocation it is host memory,
+///   kept alive by you until the command completes, as for any async transfer.
 ///
-/// Lifetime (the ordering promise of queue.hpp): freeing never runs under queued work. When the last
+/// Lifetime (the ordering promise of queue.hpp): freeing never runs under queued work edgemem knows
+/// reaches the allocation (its commands on it, and your kernels recorded by end_native). When the last
 /// reference goes (handles, views, mappings, pool blocks), an allocation with commands still queued on
 /// it is freed by clEnqueueSVMFree on a queue that used it, after the commands of every queue that
 /// reach it; with none it is freed at once (clSVMFree). Your own kernels on pointer() join that

@@ -121,7 +121,8 @@ bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes)
   for (const MemNode* n = root->mapped_head; n != nullptr; n = n->maps->next) {
     for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
       const MapSlot& s = n->maps->slot[i];
-      if ((n->maps->used >> i & 1u) != 0 && intersects(range, ByteRange{s.begin, s.end}) &&
+      // The slot's native range: all the bytes its native mapping (shared with its group) still maps.
+      if ((n->maps->used >> i & 1u) != 0 && intersects(range, ByteRange{s.native_begin, s.native_end}) &&
           (writes || s.access != Access::read))
         return true;
     }

@@ -39,8 +39,9 @@ bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, co
 /// access_denied when the buffer's host-access flags forbid the host reading/writing it.
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept;
 
-/// busy when [range) of `node` (node-relative) conflicts with an open mapping of its root:
-/// any overlap when `writes`, overlap with a write/write_discard mapping otherwise.
+/// busy when [range) of `node` (node-relative) conflicts with an open mapping of its root (with every
+/// byte its native mapping, which a group of read mappings shares, still maps): any overlap when
+/// `writes`, overlap with a write/write_discard mapping otherwise.
 Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes) noexcept;
 
 /// True when root-relative `range` conflicts with an open mapping of `root`; caller holds root->map_lock.

@@ -152,6 +152,39 @@ TEST_CASE("transfers vs open mappings: busy exactly when the documented rule say
   }
 }
 
+TEST_CASE("a read mapping sharing a longer one's native map keeps all its bytes mapped until it unmaps") {
+  // Read maps on one queue inside an open read map share its native map (one native unmap, by the
+  // last). While the shorter one is open after the longer one unmapped, the native map still covers
+  // the longer range: writes there are refused until the last member unmaps. Buffers and SVM alike.
+  emt::Fixture f;
+  const std::size_t bytes = 64 * 1024;
+  std::vector<Buffer> memories;
+  auto buf = Buffer::create(f.ctx, bytes);
+  REQUIRE_OK(buf);
+  memories.push_back(std::move(*buf));
+  if (f.ctx.info().caps.svm_coarse) {
+    auto svm = Svm::create(f.ctx, bytes);
+    REQUIRE_OK(svm);
+    memories.push_back(std::move(*svm));
+  }
+  const std::uint32_t word = 0x5a5a5a5au;
+  for (Buffer& m : memories) {
+    CAPTURE(m.is_svm());
+    auto longer = f.q.map<const std::byte>(static_cast<const Buffer&>(m), Access::read, 0, bytes);
+    REQUIRE_OK(longer);
+    auto shorter = f.q.map<const std::byte>(static_cast<const Buffer&>(m), Access::read, 0, 64);
+    REQUIRE_OK(shorter);
+    CHECK_ERRC(f.q.write(m, bytes / 2, &word, 4), Errc::busy);
+    CHECK_OK(longer->unmap());
+    CHECK_ERRC(f.q.write(m, bytes / 2, &word, 4), Errc::busy);  // still natively mapped, through `shorter`
+    CHECK_ERRC(f.q.map(m, Access::write, bytes / 2, 4), Errc::busy);
+    std::uint32_t seen = 0;
+    CHECK_OK(f.q.read(m, bytes / 2, &seen, 4));  // reads coexist with read mappings
+    CHECK_OK(shorter->unmap());
+    CHECK_OK(f.q.write(m, bytes / 2, &word, 4));
+  }
+}
+
 TEST_CASE("Buffer::release of a mapped handle: busy, and the buffer keeps working") {
   emt::Fixture f;
   const std::size_t A = f.align();

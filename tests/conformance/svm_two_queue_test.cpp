@@ -18,7 +18,13 @@ using emt::kSvmGrains;
 
 namespace {
 
-std::size_t frame_bytes() { return emt::test_frame_bytes(16); }
+/// EDGEMEM_TEST_FRAME_MIB MiB (default 16), at most an eighth of the device's largest allocation (the
+/// static allocator's arena is 16 MiB by default), a multiple of the base alignment.
+std::size_t frame_bytes(const Context& ctx) {
+  const std::size_t cap = ctx.info().max_alloc_bytes / 8 / ctx.base_align() * ctx.base_align();
+  const std::size_t want = emt::test_frame_bytes(16);
+  return want < cap ? want : cap;
+}
 int rounds() { return emt::test_rounds(4); }
 
 /// A second queue on the fixture's context.
@@ -42,7 +48,7 @@ std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value
 template <class Drop>
 void release_under_pending_work(emt::Fixture& f, Queue& qa, Queue& qb, SvmGrain g, Drop&& drop,
                                 bool fresh_writer = false) {
-  const std::size_t bytes = frame_bytes();
+  const std::size_t bytes = frame_bytes(f.ctx);
   std::size_t wrong = 0;
   for (int round = 0; round < rounds(); ++round) {
     const auto first = words(bytes, 0x21000000u + round), second = words(bytes, 0x22000000u + round);
@@ -95,7 +101,7 @@ void release_under_pending_work(emt::Fixture& f, Queue& qa, Queue& qb, SvmGrain 
 TEST_CASE("svm: two queues: B reads what A wrote async, without a wait list") {
   emt::Fixture f;
   Queue qb = second_queue(f);
-  const std::size_t bytes = frame_bytes();
+  const std::size_t bytes = frame_bytes(f.ctx);
   for (SvmGrain g : kSvmGrains) {
     CAPTURE(grain_name(g));
     if (emt::lacks_grain_checked(f.ctx, g)) continue;
@@ -167,7 +173,7 @@ TEST_CASE("svm: two queues: an Svm released with commands queued is freed after 
 TEST_CASE("svm: two queues: an SVM pool block returned with A's write queued is read on B by its next owner") {
   emt::Fixture f;
   Queue qb = second_queue(f);
-  const std::size_t bytes = frame_bytes();
+  const std::size_t bytes = frame_bytes(f.ctx);
   for (SvmGrain g : kSvmGrains) {
     CAPTURE(grain_name(g));
     FixedPool<1> pool;
@@ -205,7 +211,7 @@ TEST_CASE("svm: two threads, a queue each, write and read distinct views of one 
   emt::Fixture f;
   constexpr int kThreads = 2;
   const std::size_t A = f.align();
-  const std::size_t part = (frame_bytes() / kThreads + A - 1) / A * A;
+  const std::size_t part = (frame_bytes(f.ctx) / kThreads + A - 1) / A * A;
   for (SvmGrain g : kSvmGrains) {
     CAPTURE(grain_name(g));
     if (emt::lacks_grain_checked(f.ctx, g)) continue;
