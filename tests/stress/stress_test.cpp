@@ -99,7 +99,10 @@ TEST_CASE("stress: FixedPool, 8 threads x 100,000 acquire/release cycles, owners
   const PoolStats s = pool.stats();
   CHECK(s.capacity == kBlocks);
   CHECK(s.in_use == 0);  // none lost
-  CHECK(s.high_water == kBlocks);
+  // How many blocks were out at once depends on the scheduler (on a loaded 2-core machine the threads
+  // may never hold all three together); the taking of all of them below then makes it kBlocks.
+  CHECK(s.high_water >= 1);
+  CHECK(s.high_water <= kBlocks);
   CHECK(s.failed_acquires == static_cast<std::size_t>(exhausted.load()));  // every refusal seen, and counted once
   for (auto& o : owner) CHECK(o.load() == kFree);
   // Every block is back: all of them can be taken at once, each slot once, then none.
@@ -113,6 +116,7 @@ TEST_CASE("stress: FixedPool, 8 threads x 100,000 acquire/release cycles, owners
     all.push_back(std::move(*b));
   }
   CHECK_ERRC(pool.acquire(), Errc::exhausted);
+  CHECK(pool.stats().high_water == kBlocks);
   all.clear();
   CHECK(pool.stats().in_use == 0);
   CHECK_OK(pool.release());
