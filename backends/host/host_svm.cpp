@@ -43,23 +43,11 @@ static_assert(sizeof(SvmHeader) <= kHeaderBytes, "the SVM header must fit before
 
 SvmHeader* header_of(std::byte* base) noexcept { return reinterpret_cast<SvmHeader*>(base - kHeaderBytes); }
 
-void poison(const void* p, std::size_t n) noexcept {
 #ifdef EDGEMEM_HOST_ASAN
-  ASAN_POISON_MEMORY_REGION(p, n);
-#else
-  (void)p, (void)n;
-#endif
-}
+void poison(const void* p, std::size_t n) noexcept { ASAN_POISON_MEMORY_REGION(p, n); }
+void unpoison(const void* p, std::size_t n) noexcept { ASAN_UNPOISON_MEMORY_REGION(p, n); }
 
-void unpoison(const void* p, std::size_t n) noexcept {
-#ifdef EDGEMEM_HOST_ASAN
-  ASAN_UNPOISON_MEMORY_REGION(p, n);
-#else
-  (void)p, (void)n;
-#endif
-}
-
-/// Coarse SVM: its bytes are poisoned outside maps (ASan builds).
+/// Coarse SVM: its bytes are poisoned outside maps.
 bool coarse(const SvmAddress& a) noexcept { return a.svm && header_of(a.base)->grain == SvmGrain::coarse; }
 
 /// Makes `bytes` bytes at `at` of a coarse allocation addressable for one more user (a map or a touch).
@@ -86,6 +74,16 @@ void touching(const SvmAddress& a, std::size_t bytes, Touch&& touch) noexcept {
   touch();
   if (poisons) leave(header_of(a.base), a.base, false);
 }
+#else  // without AddressSanitizer nothing is poisoned: no bookkeeping
+void poison(const void*, std::size_t) noexcept {}
+void unpoison(const void*, std::size_t) noexcept {}
+void enter(SvmHeader*, const std::byte*, std::size_t, bool) noexcept {}
+void leave(SvmHeader*, std::byte*, bool) noexcept {}
+template <class Touch>
+void touching(const SvmAddress&, std::size_t, Touch&& touch) noexcept {
+  touch();
+}
+#endif
 
 }  // namespace
 

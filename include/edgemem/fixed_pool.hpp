@@ -92,7 +92,7 @@ class FixedPool {
   /// Errc: as init() above, plus those of Svm::create (unsupported: the device lacks `grain`).
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
                                   SvmGrain grain) noexcept {
-    return core_.init(ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write, &grain);
+    return core_.init(ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write, &detail::svm_arena, grain);
   }
 
   /// Hands out a free block in O(1): no backend call, no heap allocation, no waiting.

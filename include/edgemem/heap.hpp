@@ -95,7 +95,8 @@ class Heap : private detail::NodeOwner {
 
  private:
   Result<void> init_arena(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
-                          Storage storage, MemFlags flags, std::size_t max_buffers, const SvmGrain* svm) noexcept;
+                          Storage storage, MemFlags flags, std::size_t max_buffers, detail::MakeArena make,
+                          SvmGrain grain) noexcept;
   static void take_back_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
   bool page_used(std::size_t p) const noexcept { return (bitmap_[p / 64] >> (p % 64)) & 1u; }
   void mark(std::size_t first, std::size_t pages, bool used) noexcept;

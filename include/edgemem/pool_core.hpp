@@ -117,6 +117,18 @@ struct NoWaiters {};
 
 class RingCore;
 
+/// Makes the one allocation of a pool or heap and zero-fills it through `q` (src/pool/arena.cpp): a
+/// buffer of `storage` and `flags` (buffer_arena), or shared virtual memory of `grain` (svm_arena).
+/// Two functions, so a program that makes no SVM pool or heap links no SVM code.
+using MakeArena = Result<Buffer> (*)(const Context& ctx, const Queue& q, std::size_t bytes, Storage storage,
+                                     MemFlags flags, SvmGrain grain) noexcept;
+/// MakeArena of a buffer (`grain` unused). Errc: those of Buffer::create and of the fill.
+Result<Buffer> buffer_arena(const Context& ctx, const Queue& q, std::size_t bytes, Storage storage, MemFlags flags,
+                            SvmGrain grain) noexcept;
+/// MakeArena of shared virtual memory (`storage`, `flags` unused). Errc: those of Svm::create and of the fill.
+Result<Buffer> svm_arena(const Context& ctx, const Queue& q, std::size_t bytes, Storage storage, MemFlags flags,
+                         SvmGrain grain) noexcept;
+
 /// The pool itself, with its block arrays supplied by the owner (inline storage) or, when the owner
 /// passes none, taken from the allocator policy at init(). Not movable: blocks point at it. Nothing
 /// of it is callable but by FixedPool, FrameRing and the ring core (friends).
@@ -137,9 +149,9 @@ class PoolCore : private NodeOwner {
   PoolCore& operator=(const PoolCore&) = delete;
   ~PoolCore();
 
-  /// `svm` set: the blocks are carved from shared virtual memory of that grain (storage, flags unused).
+  /// The blocks are carved from the allocation `make` makes (buffer_arena, or svm_arena with `grain`).
   Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count, Storage storage,
-                    MemFlags flags, const SvmGrain* svm = nullptr) noexcept;
+                    MemFlags flags, MakeArena make = &buffer_arena, SvmGrain grain = SvmGrain::coarse) noexcept;
   Result<PooledBuffer> acquire() noexcept;
   /// As acquire(), but an empty pool is not counted in failed_acquires: for a caller with another way
   /// to get a block (FrameRing's drop_oldest), which counts a real failure with count_failed().

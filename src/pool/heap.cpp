@@ -12,7 +12,6 @@
 #include "core/checks.hpp"
 #include "core/live.hpp"
 #include "core/nodes.hpp"
-#include "pool/touch.hpp"
 
 namespace edgemem {
 
@@ -120,16 +119,19 @@ void Heap::teardown() noexcept {
 
 Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count, Storage storage,
                         MemFlags flags, std::size_t max_buffers) noexcept {
-  return init_arena(ctx, q, page_bytes, page_count, storage, flags, max_buffers, nullptr);
+  return init_arena(ctx, q, page_bytes, page_count, storage, flags, max_buffers, &detail::buffer_arena,
+                    SvmGrain::coarse);
 }
 
 Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count, SvmGrain grain,
                         std::size_t max_buffers) noexcept {
-  return init_arena(ctx, q, page_bytes, page_count, Storage::shared, MemFlags::read_write, max_buffers, &grain);
+  return init_arena(ctx, q, page_bytes, page_count, Storage::shared, MemFlags::read_write, max_buffers,
+                    &detail::svm_arena, grain);
 }
 
 Result<void> Heap::init_arena(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
-                              Storage storage, MemFlags flags, std::size_t max_buffers, const SvmGrain* svm) noexcept {
+                              Storage storage, MemFlags flags, std::size_t max_buffers, detail::MakeArena make,
+                              SvmGrain grain) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (page_count_ != 0) return fail(Errc::invalid_argument, "heap is already initialised");
@@ -146,14 +148,10 @@ Result<void> Heap::init_arena(const Context& ctx, Queue& q, std::size_t page_byt
 
   HeapBook* book = make_book(capacity, page_count);
   if (book == nullptr) return fail(Errc::out_of_host_memory, "allocator could not provide the heap's bookkeeping");
-  auto arena = detail::make_arena(ctx, page_bytes * page_count, storage, flags, svm);
+  auto arena = make(ctx, q, page_bytes * page_count, storage, flags, grain);  // zero-filled
   if (!arena) {
     HeapBook::destroy(book);
     return fail(arena.error());
-  }
-  if (auto r = detail::touch_zero(q, *arena); !r) {
-    HeapBook::destroy(book);
-    return fail(r.error());
   }
   take_back = &Heap::take_back_run;
   std::lock_guard<std::mutex> lock(lock_);

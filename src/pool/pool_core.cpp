@@ -9,7 +9,6 @@
 
 #include "core/nodes.hpp"
 #include "pool/deadline.hpp"
-#include "pool/touch.hpp"
 
 namespace edgemem::detail {
 
@@ -49,7 +48,7 @@ void PoolCore<Threads>::teardown() noexcept {
 
 template <class Threads>
 Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
-                                  Storage storage, MemFlags flags, const SvmGrain* svm) noexcept {
+                                  Storage storage, MemFlags flags, MakeArena make, SvmGrain grain) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (count_ != 0) return fail(Errc::invalid_argument, "pool is already initialised");
@@ -89,9 +88,8 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     return fail(e);
   };
 
-  auto parent = make_arena(ctx, stride * count, storage, flags, svm);
+  auto parent = make(ctx, q, stride * count, storage, flags, grain);  // zero-filled
   if (!parent) return undo(parent.error());
-  if (auto r = touch_zero(q, *parent); !r) return undo(r.error());
   take_back = &PoolCore::take_back_block;
   for (; made < count; ++made) {
     auto b = parent->sub(made * stride, stride);
@@ -99,7 +97,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     MemNode* n = detail::node_of(*b);
     // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame,
     // and their mapping slots, so a block mapped per frame allocates nothing.
-    if (svm == nullptr) {  // (SVM has no buffer object: its blocks are addresses, Buffer::svm_pointer())
+    if (!parent->is_svm()) {  // (SVM has no buffer object: its blocks are addresses, Buffer::svm_pointer())
       if (auto native = detail::native_of(n); !native) return undo(native.error());
     }
     n->maps = make_node<MapSlots>();

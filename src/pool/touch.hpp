@@ -1,14 +1,11 @@
-// A pool's or heap's one allocation: made (a buffer, or shared virtual memory) and touched whole at
-// creation, so that a device which defers allocation to first use fails there
-// (Errc::out_of_device_memory) and not mid-frame.
+// Touching a pool's or heap's whole allocation at creation, so that a device which defers allocation
+// to first use fails there (Errc::out_of_device_memory) and not mid-frame.
 #pragma once
 #include <edgemem/buffer.hpp>
 #include <edgemem/queue.hpp>
 #include <edgemem/result.hpp>
-#include <edgemem/svm.hpp>
 
 #include "core/nodes.hpp"
-#include "core/svm_root.hpp"
 
 namespace edgemem::detail {
 
@@ -23,8 +20,6 @@ inline Result<void> touch_zero(const Queue& q, const Buffer& b) noexcept {
   const auto& mem = detail::node_of(b)->native;
   const std::size_t bytes = b.size();
   static constexpr unsigned char kZeros[4096] = {};
-  if (is_svm(detail::node_of(b)))  // every SVM device has clEnqueueSVMMemFill (OpenCL 2.0)
-    return Backend::svm_memfill(qn, svm_at(detail::node_of(b), 0), bytes, kZeros, 1, Backend::CommandEvents{});
   auto filled = Backend::fill(qn, mem, 0, bytes, kZeros, 1, Backend::CommandEvents{});
   if (filled || filled.error().code != Errc::unsupported) return filled;
   for (std::size_t done = 0; done < bytes;) {
@@ -33,17 +28,6 @@ inline Result<void> touch_zero(const Queue& q, const Buffer& b) noexcept {
     done += n;
   }
   return {};
-}
-
-/// The one allocation of a pool or heap: `bytes` bytes of `storage` with `flags`, or, when `svm` is set,
-/// shared virtual memory of that grain (storage and flags unused). Errc: those of Buffer::create or
-/// Svm::create.
-inline Result<Buffer> make_arena(const Context& ctx, std::size_t bytes, Storage storage, MemFlags flags,
-                                 const SvmGrain* svm) noexcept {
-  if (svm == nullptr) return Buffer::create(ctx, bytes, storage, flags);
-  auto made = Svm::create(ctx, bytes, *svm);
-  if (!made) return fail(made.error());
-  return Buffer(std::move(*made));
 }
 
 }  // namespace edgemem::detail
