@@ -90,6 +90,7 @@ void unref(MemNode* n) noexcept {
     }
     if (n->svm != nullptr) free_svm_root(n);
     else if (!n->borrowed) Backend::mem_release(n->native);
+    if (n->external != nullptr) n->external->release(n->external);
     destroy_pending_table(n->pending);
     live_add(n->image ? Live::image : n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;

@@ -99,6 +99,13 @@ struct MapSlot {
 
 struct MemNode;
 
+/// Foreign memory a root uses (an import's mapping and file descriptor, a DLPack producer's tensor):
+/// made by whoever made the root, let go by `release` right after the root's native object, exactly once.
+/// Lives in allocator-policy memory; `release` frees it.
+struct ExternalRef {
+  void (*release)(ExternalRef* self) noexcept = nullptr;  ///< undoes the import and frees this record
+};
+
 /// MemNode::native_state of a view: no native sub-object yet, one thread making it, made (and
 /// `native` published by the release store that set it).
 inline constexpr std::uint8_t kNativeNone = 0, kNativeMaking = 1, kNativeReady = 2;
@@ -155,6 +162,7 @@ struct MemNode {
   Backend::NativeMem native{};
   std::atomic<std::uint8_t> native_state{0};  // view only: kNativeNone, kNativeMaking or kNativeReady
   PendingTable* pending = nullptr;  // root only: commands that may still reach it (core/ordering.hpp)
+  ExternalRef* external = nullptr;  // root only: foreign memory it uses, let go after `native` (else null)
 
   // Mappings made through this node; guarded by root->map_lock. Null until the first map of an
   // ordinary buffer or view (then from the root's spare list or the allocator); made at init() for a
@@ -178,6 +186,7 @@ struct MemNode {
 };
 
 struct ImageNode;  // core/image_node.hpp
+
 
 /// The native object a command or map on `n` names: an image object's own; a buffer's root's (views
 /// are the root at their origin), and so a 1D-buffer image view's.
