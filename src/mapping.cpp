@@ -145,7 +145,12 @@ void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) n
 /// for it (the host may touch the bytes once the commands before it are done).
 Result<contract::Mapped> map_native(detail::QueueNode* q, MemNode* n, Access access, std::size_t offset,
                                     std::size_t bytes, const Backend::CommandEvents& s) noexcept {
-  if (!detail::is_svm(n)) return Backend::map(q->native, n->root->native, access, n->origin + offset, bytes, s);
+  if (!detail::is_svm(n)) {
+    auto mapped = Backend::map(q->native, n->root->native, access, n->origin + offset, bytes, s);
+    detail::ExternalRef* ext = n->root->external;
+    if (mapped && ext != nullptr && ext->host_access != nullptr) ext->host_access(ext, true, access);
+    return mapped;
+  }
   const contract::SvmAddress at = detail::svm_at(n, offset);
   if (n->root->svm_grain == SvmGrain::coarse) EDGEMEM_TRY(Backend::svm_map(q->native, at, bytes, access, s));
   else EDGEMEM_TRY(Backend::marker(q->native, s));
@@ -155,7 +160,11 @@ Result<contract::Mapped> map_native(detail::QueueNode* q, MemNode* n, Access acc
 /// Undoes the native map of `slot` of node `n` (a marker for fine-grain SVM), blocking or async.
 Result<void> unmap_native(detail::QueueNode* q, const MemNode* n, const detail::MapSlot& slot,
                           const Backend::CommandEvents& s) noexcept {
-  if (!detail::is_svm(n)) return Backend::unmap(q->native, detail::command_target(n), slot.native, s);
+  if (!detail::is_svm(n)) {
+    detail::ExternalRef* ext = n->root->external;
+    if (ext != nullptr && ext->host_access != nullptr) ext->host_access(ext, false, slot.access);
+    return Backend::unmap(q->native, detail::command_target(n), slot.native, s);
+  }
   if (n->root->svm_grain != SvmGrain::coarse) return Backend::marker(q->native, s);
   std::byte* host = static_cast<std::byte*>(slot.native.host);
   return Backend::svm_unmap(q->native, contract::SvmAddress{n->root->svm, std::size_t(host - n->root->svm), true}, s);

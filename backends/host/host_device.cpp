@@ -126,6 +126,10 @@ Result<Host::NativeContext> Host::context_create(const DeviceSelector& sel, Devi
   info.base_align_bytes = EDGEMEM_HOST_BASE_ALIGN;
   info.version_major = 1;
   info.version_minor = 2;
+  // One identity for the host device of every process: its memory is the machine's.
+  static constexpr char kUuid[16] = {'e', 'd', 'g', 'e', 'm', 'e', 'm', '-', 'h', 'o', 's', 't', '-', 'v', '1', '\0'};
+  std::memcpy(info.uuid, kUuid, sizeof info.uuid);
+  info.has_uuid = true;
   return NativeContext{&kHostDevice};
 }
 

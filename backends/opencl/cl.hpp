@@ -6,6 +6,7 @@
 #define CL_TARGET_OPENCL_VERSION 120
 #endif
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 
 #include <cstddef>
 

@@ -111,6 +111,8 @@ Result<void> describe(cl_device_id d, DeviceInfo& info) noexcept {
   info.max_alloc_bytes = to_size(max_alloc);
   info.global_mem_bytes = to_size(global);
   info.base_align_bytes = align_bits >= 8 ? align_bits / 8 : 1;  // the query is in bits
+  // cl_khr_device_uuid (the identity in IPC handles): a device without it refuses the query.
+  info.has_uuid = clGetDeviceInfo(d, CL_DEVICE_UUID_KHR, sizeof info.uuid, info.uuid, nullptr) == CL_SUCCESS;
   EDGEMEM_TRY(cl::describe_caps(d, info.version_major * 10 + (info.version_minor < 10 ? info.version_minor : 9), info.caps));
   return cl::describe_image_limits(d, info.caps, info.image_limits);
 }

@@ -6,8 +6,10 @@
 
 #include <edgemem/native.hpp>
 #include <edgemem/context.hpp>
+#include <edgemem/external.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/handle.hpp>
+#include <edgemem/ipc_handle.hpp>
 #include <edgemem/result.hpp>
 
 namespace edgemem {
@@ -58,6 +60,34 @@ class Buffer : public detail::Handle<detail::MemNode> {
   [[nodiscard]] static Result<Buffer> adopt(const Context& ctx, NativeMem native,
                                             AdoptMode mode = AdoptMode::retain) noexcept;
 
+  /// Imports foreign memory zero-copy (external.hpp: the paths tried, in order, and when it copies).
+  /// The buffer keeps a duplicate of the fd and its mapping until its last view goes; import_path()
+  /// says how it was reached. Errc: released (ctx), invalid_argument (bytes == 0, fd < 0 or closed, an
+  /// fd of the wrong kind (a memfd that is not a regular file, a dma-buf that cannot be mapped), null
+  /// host pointer, unknown HandleType, bad flags, an unsealed memfd with require_sealed), out_of_range
+  /// (offset + bytes past the fd's size (fstat / lseek), or bytes > info().max_alloc_bytes), misaligned
+  /// (the memory misses the alignment rule of external.hpp and allow_copy is off), unsupported (an
+  /// opaque fd without cl_khr_external_memory_opaque_fd, or no mmap on this system), out_of_host_memory,
+  /// out_of_device_memory, backend_failure (mmap or the driver's import failed; Error::native is errno
+  /// or the driver's code).
+  [[nodiscard]] static Result<Buffer> import(const Context& ctx, const ExternalMemory& memory,
+                                             const ImportOptions& options = {}) noexcept;
+  /// Imports exported memory from another process (cuda.core's Buffer.from_ipc_descriptor), consuming
+  /// `handle`: its fd moves into the buffer (on failure too, `handle` is left empty, so a handle is used
+  /// once). The memory must be a sealed memfd. Errc: released (ctx, or an empty or already used
+  /// handle), invalid_argument (another device's uuid, an unsealed memfd, bad flags), and those of
+  /// import(ctx, ExternalMemory).
+  [[nodiscard]] static Result<Buffer> import(const Context& ctx, IpcHandle&& handle,
+                                             MemFlags flags = MemFlags::read_write) noexcept;
+  /// Allocates `bytes` bytes that export_handle() can hand to another process: a sealed memfd mapped
+  /// and used zero-copy (CL_MEM_USE_HOST_PTR). On the host backend and unified-memory devices only.
+  /// Errc: released (ctx), invalid_argument (bytes == 0, bad flags), out_of_range (bytes >
+  /// info().max_alloc_bytes), unsupported (a device without unified memory, or no memfd on this
+  /// system), out_of_host_memory, out_of_device_memory, backend_failure (memfd_create, ftruncate,
+  /// fcntl or mmap failed; Error::native is errno).
+  [[nodiscard]] static Result<Buffer> create_exportable(const Context& ctx, std::size_t bytes,
+                                                        MemFlags flags = MemFlags::read_write) noexcept;
+
   /// An empty (released) buffer.
   Buffer() noexcept = default;
   Buffer(Buffer&& other) noexcept = default;             ///< takes over `other`, leaving it released
@@ -99,6 +129,15 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// For shared virtual memory (is_svm()): the address of this buffer's first byte, for kernel
   /// arguments (clSetKernelArgSVMPointer) and pointers stored in SVM. Null otherwise or when released.
   [[nodiscard]] void* svm_pointer() const noexcept;
+  /// How an imported buffer (or a view of one) reached its memory; ImportPath::none otherwise or when
+  /// released.
+  [[nodiscard]] ImportPath import_path() const noexcept;
+  /// A handle to this buffer's bytes for another process (cuda.core's get_ipc_descriptor): a
+  /// duplicate of the root's sealed memfd, this view's offset and size, and the device's uuid.
+  /// For buffers made by create_exportable() or imported from an IpcHandle or a sealed memfd.
+  /// Errc: released, unsupported (the memory is not a sealed memfd), backend_failure (dup failed;
+  /// Error::native is errno).
+  [[nodiscard]] Result<IpcHandle> export_handle() const noexcept;
   /// Native handle (cl_mem on OpenCL; the bytes on the host backend) for interop, e.g. kernel arguments.
   /// For a sub-buffer the first call makes its native sub-object (clCreateSubBuffer), kept until the
   /// buffer dies; pool blocks have theirs from init(). Thread-safe. Errc: released, misaligned,

@@ -103,6 +103,10 @@ struct DeviceInfo {
   unsigned version_major = 0;            ///< the device's API version (OpenCL's on OpenCL; the host backend reports 1.2)
   unsigned version_minor = 0;            ///< minor part of version_major
   Capabilities caps{};                   ///< what the device can do beyond the required operations
+  /// The device's identity for IPC handles (OpenCL: CL_DEVICE_UUID_KHR of cl_khr_device_uuid; the host
+  /// backend: one fixed value, shared by every process on the machine). Meaningful when has_uuid.
+  std::uint8_t uuid[16] = {};
+  bool has_uuid = false;                 ///< true when `uuid` identifies the device
   ImageLimits image_limits{};            ///< image extents and view alignments (caps.images)
 };
 

@@ -7,6 +7,7 @@
 #include <edgemem/device.hpp>
 #include <edgemem/error.hpp>
 #include <edgemem/event.hpp>
+#include <edgemem/external.hpp>
 #include <edgemem/fixed_pool.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/frame_ring.hpp>
@@ -14,6 +15,7 @@
 #include <edgemem/image.hpp>
 #include <edgemem/image_format.hpp>
 #include <edgemem/image_mapping.hpp>
+#include <edgemem/ipc_handle.hpp>
 #include <edgemem/live_objects.hpp>
 #include <edgemem/mapping.hpp>
 #include <edgemem/pixel.hpp>

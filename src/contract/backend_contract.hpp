@@ -228,9 +228,23 @@
   X(svm, svm_unmap, after, backend_failure, Result<void>,                                                      \
     (NativeQueue q, const SvmAddress& at, const CommandEvents& ev))
 
+/// The operations of the external group (same columns as EDGEMEM_DEVICE_OPERATIONS): the driver's own
+/// zero-copy imports. mem_import answers unsupported when none of its paths takes `desc` (the common
+/// layer then maps the fd itself); `path` says which one did. A memory object it made is bracketed by
+/// the common layer: external_acquire before each command or map on it, external_release after (after
+/// the unmap for a map), on the same queue (clEnqueueAcquire/ReleaseExternalMemObjectsKHR).
+#define EDGEMEM_EXTERNAL_OPERATIONS(X)                                                                          \
+  X(external, mem_import, before, out_of_device_memory, Result<NativeMem>,                                     \
+    (const NativeContext& ctx, const ImportDesc& desc, ImportPath& path))                                       \
+  X(external, external_acquire, before, backend_failure, Result<void>,                                         \
+    (NativeQueue q, const NativeMem& mem, const CommandEvents& ev))                                             \
+  X(external, external_release, before, backend_failure, Result<void>,                                         \
+    (NativeQueue q, const NativeMem& mem, const CommandEvents& ev))
+
 /// Every operation of every group, in one list (the fault wrapper and the checks expand it).
-#define EDGEMEM_BACKEND_OPERATIONS(X) \
-  EDGEMEM_DEVICE_OPERATIONS(X) EDGEMEM_BUFFER_OPERATIONS(X) EDGEMEM_IMAGE_OPERATIONS(X) EDGEMEM_SVM_OPERATIONS(X)
+#define EDGEMEM_BACKEND_OPERATIONS(X)                                                                 \
+  EDGEMEM_DEVICE_OPERATIONS(X) EDGEMEM_BUFFER_OPERATIONS(X) EDGEMEM_IMAGE_OPERATIONS(X) EDGEMEM_SVM_OPERATIONS(X) \
+  EDGEMEM_EXTERNAL_OPERATIONS(X)
 
 /// Inside a backend struct: declares one operation with the contract's signature, e.g.
 /// `EDGEMEM_DEVICE_OPERATIONS(EDGEMEM_DECLARE_OPERATION)`. The types it names (NativeQueue,
@@ -258,6 +272,7 @@ struct BackendTypes {
   using AdoptedImage = contract::AdoptedImage;   ///< types.hpp
   using MappedImage = contract::MappedImage;     ///< types.hpp
   using SvmAddress = contract::SvmAddress;       ///< types.hpp
+  using ImportDesc = contract::ImportDesc;       ///< types.hpp
 };
 
 /// How the fault-injecting wrapper treats an operation (the `fault` column).

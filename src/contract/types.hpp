@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <edgemem/external.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/image.hpp>
 #include <edgemem/native.hpp>
@@ -19,7 +20,7 @@ enum Group : unsigned {
   group_buffer = 1u << 1,    ///< linear memory objects, transfers, maps
   group_image = 1u << 2,     ///< images and samplers (EDGEMEM_IMAGE_OPERATIONS)
   group_svm = 1u << 3,       ///< shared virtual memory (EDGEMEM_SVM_OPERATIONS)
-  group_external = 1u << 4,  ///< external memory, IPC (operations come with the external memory issue, #17)
+  group_external = 1u << 4,  ///< the driver's own import paths for foreign memory (EDGEMEM_EXTERNAL_OPERATIONS)
 };
 
 /// The events of one command: the events it waits for and, for an async command, where its own goes.
@@ -50,6 +51,16 @@ struct MemDesc {
   MemFlags flags = MemFlags::read_write;  ///< access flags, already checked for consistency
   const void* copy_from = nullptr;        ///< initial contents (`bytes` long), or null
   void* use_host = nullptr;               ///< caller memory used zero-copy (`bytes` long), or null
+};
+
+/// What mem_import is asked to import through the driver's own paths (already checked: the fd is open,
+/// `offset + bytes` fits it, the flags are consistent).
+struct ImportDesc {
+  HandleType type = HandleType::dma_buf;  ///< dma_buf or opaque_fd
+  int fd = -1;                            ///< the caller's fd (the driver duplicates what it keeps)
+  std::size_t offset = 0;                 ///< bytes into the fd
+  std::size_t bytes = 0;                  ///< size in bytes
+  MemFlags flags = MemFlags::read_write;  ///< access flags
 };
 
 /// What mem_adopt learned about a memory object made elsewhere.

@@ -104,6 +104,14 @@ struct MemNode;
 /// Lives in allocator-policy memory; `release` frees it.
 struct ExternalRef {
   void (*release)(ExternalRef* self) noexcept = nullptr;  ///< undoes the import and frees this record
+  /// Host access to the memory starts (`start`) or ends around a map of `access` (a dma-buf's
+  /// DMA_BUF_IOCTL_SYNC); null when the memory needs no bracketing.
+  void (*host_access)(ExternalRef* self, bool start, Access access) noexcept = nullptr;
+  ImportPath path = ImportPath::none;  ///< how the root reached the memory (Buffer::import_path())
+  bool bracketed = false;              ///< commands and maps on the root need external_acquire / release
+  int fd = -1;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or -1
+  std::size_t fd_offset = 0;           ///< where the root's bytes start in `fd`
+  bool sealed = false;                 ///< `fd` is a memfd no peer can resize (export_handle() may share it)
 };
 
 /// MemNode::native_state of a view: no native sub-object yet, one thread making it, made (and

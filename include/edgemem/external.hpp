@@ -1,0 +1,81 @@
+/// @file external.hpp  Foreign memory for Buffer::import: a dma-buf (V4L2 VIDIOC_EXPBUF, libcamera
+/// FrameBuffer planes), an opaque fd (Vulkan / CUDA exports), a memfd, or a host pointer; and how
+/// the import reached it (Buffer::import_path()).
+///
+/// Buffer::import tries the device's zero-copy paths in this fixed order and takes the first that
+/// works: cl_khr_external_memory_dma_buf (dma-buf), cl_arm_import_memory with DMA_BUF (dma-buf),
+/// cl_khr_external_memory_opaque_fd (opaque fd), then mmap of the fd + CL_MEM_USE_HOST_PTR (dma-buf
+/// and memfd; the host backend uses the mapping directly) when the mapped address is a multiple of
+/// DeviceInfo::base_align_bytes, and for a host pointer CL_MEM_USE_HOST_PTR under the same rule. Only
+/// when none works, and ImportOptions::allow_copy says so, is the memory copied into a new buffer
+/// (ImportPath::copy: later writes to the foreign memory are not seen).
+///
+/// The fd is duplicated: the caller keeps (and closes) its own. A dma-buf mapped by the host (Queue::map,
+/// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include <edgemem/flags.hpp>
+
+namespace edgemem {
+
+/// What a foreign memory handle is.
+enum class HandleType : std::uint8_t {
+  dma_buf = 1,   ///< a Linux dma-buf fd (camera and display buffers)
+  opaque_fd,     ///< an opaque fd exported by Vulkan or CUDA (imported only through the device's driver)
+  memfd,         ///< a memfd (memfd_create) or another mappable regular file
+  host_pointer,  ///< plain host memory (OIDN's shared buffer, cuda.core's from_handle of host memory)
+};
+
+/// How Buffer::import reached the memory, in the order it tries (see the file comment).
+enum class ImportPath : std::uint8_t {
+  none = 0,       ///< not an import (or released)
+  khr_dma_buf,    ///< cl_khr_external_memory_dma_buf: the driver imported the dma-buf
+  arm_dma_buf,    ///< cl_arm_import_memory with CL_IMPORT_TYPE_DMA_BUF_ARM
+  khr_opaque_fd,  ///< cl_khr_external_memory_opaque_fd
+  mmap_host_ptr,  ///< mmap of the fd, used zero-copy (CL_MEM_USE_HOST_PTR; the host backend's own memory)
+  host_ptr,       ///< the caller's host pointer used zero-copy (CL_MEM_USE_HOST_PTR)
+  copy,           ///< copied into a new buffer (only with ImportOptions::allow_copy)
+};
+
+/// A short name of `path` ("khr_dma_buf", ...), for logs and edgemem-info.
+const char* to_string(ImportPath path) noexcept;
+
+/// One piece of foreign memory: `bytes` bytes at byte `offset` of `fd` (or at `host`).
+struct ExternalMemory {
+  HandleType type = HandleType::memfd;  ///< what `fd` (or `host`) is
+  int fd = -1;                          ///< the file descriptor (not for host_pointer); duplicated by import
+  void* host = nullptr;                 ///< host_pointer only: the first byte
+  std::size_t offset = 0;               ///< bytes into the fd (a V4L2 plane's data offset); 0 for host_pointer
+  std::size_t bytes = 0;                ///< size in bytes (> 0)
+
+  /// A dma-buf plane: `bytes` bytes at `offset` of `fd`.
+  static constexpr ExternalMemory dma_buf(int fd, std::size_t offset, std::size_t bytes) noexcept {
+    return ExternalMemory{HandleType::dma_buf, fd, nullptr, offset, bytes};
+  }
+  /// An opaque fd of `bytes` bytes (a Vulkan or CUDA export; always from its start).
+  static constexpr ExternalMemory opaque_fd(int fd, std::size_t bytes) noexcept {
+    return ExternalMemory{HandleType::opaque_fd, fd, nullptr, 0, bytes};
+  }
+  /// `bytes` bytes at `offset` of a memfd (or another mappable regular file).
+  static constexpr ExternalMemory memfd(int fd, std::size_t offset, std::size_t bytes) noexcept {
+    return ExternalMemory{HandleType::memfd, fd, nullptr, offset, bytes};
+  }
+  /// `bytes` bytes of host memory at `data` (kept alive and untouched by the caller while the buffer lives).
+  static constexpr ExternalMemory host_pointer(void* data, std::size_t bytes) noexcept {
+    return ExternalMemory{HandleType::host_pointer, -1, data, 0, bytes};
+  }
+};
+
+/// How Buffer::import may reach the memory.
+struct ImportOptions {
+  MemFlags flags = MemFlags::read_write;  ///< the buffer's access flags
+  /// Copy into a new buffer when no zero-copy path works (ImportPath::copy); otherwise that case
+  /// answers Errc::unsupported (no path) or Errc::misaligned (the mapping misses the alignment rule).
+  bool allow_copy = false;
+  /// memfd only: refuse one that a peer could still resize (needs F_SEAL_SHRINK and F_SEAL_GROW).
+  bool require_sealed = false;
+};
+
+}  // namespace edgemem

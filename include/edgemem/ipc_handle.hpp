@@ -1,0 +1,71 @@
+/// @file ipc_handle.hpp  IpcHandle: exported memory on its way to another process (cuda.core's IPC
+/// descriptor: Buffer::get_ipc_descriptor / Buffer.from_ipc_descriptor). It owns one file descriptor
+/// (a sealed memfd: F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL, so no peer can resize it) and a small
+/// copyable descriptor: offset, size and the identity of the device that made it. Move-only, RAII
+/// (closes its fd).
+///
+/// The pattern: the producer makes Buffer::create_exportable(ctx, bytes), takes export_handle() and
+/// send()s it over a UNIX socket (SCM_RIGHTS); the consumer receive()s it and makes
+/// Buffer::import(ctx, std::move(handle)): both buffers are the same memory, with no copy. Ordering
+/// across processes is yours (e.g. finish the producer's queue, then send a message).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include <edgemem/result.hpp>
+
+namespace edgemem {
+
+/// What crosses the process boundary besides the fd (sent as plain bytes by IpcHandle::send).
+struct IpcDescriptor {
+  static constexpr std::uint32_t kMagic = 0x4d4d4445u;  ///< "EDMM"
+  static constexpr std::uint16_t kVersion = 1;           ///< this layout's version
+  std::uint32_t magic = kMagic;    ///< kMagic
+  std::uint16_t version = kVersion;  ///< kVersion
+  std::uint16_t has_uuid = 0;      ///< 1 when `uuid` names the exporting device
+  std::uint64_t offset = 0;        ///< bytes into the fd where the memory starts
+  std::uint64_t bytes = 0;         ///< size in bytes
+  std::uint8_t uuid[16] = {};      ///< DeviceInfo::uuid of the exporting device
+};
+
+/// An exported memory object's fd and descriptor.
+class IpcHandle {
+ public:
+  /// Takes ownership of `fd` (closed by this handle) described by `desc`, e.g. one a process received
+  /// by its own means. Errc: invalid_argument (fd < 0, a descriptor of another magic or version, bytes
+  /// == 0, offset + bytes overflowing; `fd` is closed).
+  [[nodiscard]] static Result<IpcHandle> adopt(int fd, const IpcDescriptor& desc) noexcept;
+  /// Receives one handle send() sent on the connected UNIX socket `socket` (blocking).
+  /// Errc: invalid_argument (not a socket, or a message that is not a handle: any fd it carried is
+  /// closed), released (the peer closed the connection), backend_failure (recvmsg failed; Error::native
+  /// is errno).
+  [[nodiscard]] static Result<IpcHandle> receive(int socket) noexcept;
+
+  IpcHandle() noexcept = default;  ///< an empty (released) handle
+  IpcHandle(IpcHandle&& other) noexcept;             ///< takes over `other`, leaving it empty
+  IpcHandle& operator=(IpcHandle&& other) noexcept;  ///< closes this fd, then takes over `other`
+  IpcHandle(const IpcHandle&) = delete;
+  IpcHandle& operator=(const IpcHandle&) = delete;
+  ~IpcHandle();  ///< closes the fd
+
+  /// Sends the descriptor and a duplicate of the fd on the connected UNIX socket `socket` (SCM_RIGHTS,
+  /// no SIGPIPE); this handle stays valid. Errc: released (empty handle, or the peer closed the
+  /// connection), invalid_argument (not a socket), backend_failure (sendmsg failed; Error::native is errno).
+  [[nodiscard]] Result<void> send(int socket) const noexcept;
+
+  /// True while it holds an fd (not moved from, not consumed by Buffer::import).
+  [[nodiscard]] bool valid() const noexcept { return fd_ >= 0; }
+  /// The fd it owns (-1 when empty); still owned by the handle.
+  [[nodiscard]] int fd() const noexcept { return fd_; }
+  /// The descriptor (offset, size, device identity).
+  [[nodiscard]] const IpcDescriptor& descriptor() const noexcept { return desc_; }
+  /// Gives up the fd to the caller, leaving the handle empty (-1 when it was empty).
+  [[nodiscard]] int release_fd() noexcept;
+
+ private:
+  IpcHandle(int fd, const IpcDescriptor& desc) noexcept : fd_(fd), desc_(desc) {}
+  int fd_ = -1;
+  IpcDescriptor desc_{};
+};
+
+}  // namespace edgemem

@@ -1,0 +1,223 @@
+// Buffer::import, create_exportable and export_handle: foreign memory in, shareable memory out
+// (external.hpp, ipc_handle.hpp). The fd work is in external/fd_memory; the driver's own import
+// paths are the backend's external group.
+#include <cstdint>
+#include <cstring>
+
+#include <edgemem/buffer.hpp>
+#include <edgemem/external.hpp>
+#include <edgemem/ipc_handle.hpp>
+
+#include "core/checks.hpp"
+#include "core/nodes.hpp"
+#include "core/roots.hpp"
+#include "external/fd_memory.hpp"
+
+namespace edgemem {
+
+using detail::Backend;
+using detail::ContextNode;
+using detail::FdRecord;
+using detail::MemNode;
+
+const char* to_string(ImportPath path) noexcept {
+  switch (path) {
+    case ImportPath::none: return "none";
+    case ImportPath::khr_dma_buf: return "khr_dma_buf";
+    case ImportPath::arm_dma_buf: return "arm_dma_buf";
+    case ImportPath::khr_opaque_fd: return "khr_opaque_fd";
+    case ImportPath::mmap_host_ptr: return "mmap_host_ptr";
+    case ImportPath::host_ptr: return "host_ptr";
+    case ImportPath::copy: return "copy";
+  }
+  return "unknown";
+}
+
+namespace {
+
+/// The common checks of every import and export. Errc: released, invalid_argument, out_of_range.
+Result<ContextNode*> check_new_root(const Context& ctx, std::size_t bytes, MemFlags flags) noexcept {
+  ContextNode* cn = detail::node_of(ctx);
+  if (cn == nullptr) return fail(Errc::released, "context is released");
+  if (bytes == 0) return fail(Errc::invalid_argument, "size is zero");
+  if (bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
+  EDGEMEM_TRY(detail::check_mem_flags(flags));
+  EDGEMEM_TRY(detail::check_host_flags_supported(cn, flags));
+  return cn;
+}
+
+/// True when CL_MEM_USE_HOST_PTR over `p` is zero-copy by edgemem's rule (external.hpp).
+bool use_host_aligned(const ContextNode* cn, const void* p) noexcept {
+  return reinterpret_cast<std::uintptr_t>(p) % cn->info.base_align_bytes == 0;
+}
+
+/// A buffer over `bytes` bytes at `data` (zero-copy) that owns `rec` from now on, also on failure.
+Result<Buffer> wrap_owning(const Context& ctx, std::byte* data, std::size_t bytes, MemFlags flags,
+                           detail::ExternalRef* rec) noexcept {
+  auto b = Buffer::wrap(ctx, data, bytes, flags);
+  if (!b) {
+    rec->release(rec);
+    return fail(b.error());
+  }
+  detail::node_of(*b)->external = rec;
+  return b;
+}
+
+/// A copy of `bytes` bytes at `data` in a new device buffer, remembered as ImportPath::copy.
+/// `rec` (the mapping `data` lies in, or null) is let go either way.
+Result<Buffer> copy_in(const Context& ctx, const void* data, std::size_t bytes, MemFlags flags,
+                       FdRecord* rec) noexcept {
+  auto b = Buffer::from_host(ctx, data, bytes, Storage::device, flags);
+  if (rec != nullptr) rec->release(rec);
+  if (!b) return b;
+  auto marker = detail::adopt_fd_record(-1);
+  if (!marker) return fail(marker.error());
+  (*marker)->path = ImportPath::copy;
+  detail::node_of(*b)->external = *marker;
+  return b;
+}
+
+/// The driver's own import of `m` (the backend's external group), or unsupported.
+template <class B>
+Result<Buffer> driver_import(const Context& ctx, ContextNode* cn, const ExternalMemory& m, MemFlags flags) noexcept {
+  if constexpr ((B::groups & contract::group_external) != 0) {
+    const unsigned kinds = cn->info.caps.external_memory;
+    const bool can = m.type == HandleType::dma_buf ? (kinds & (external_dma_buf | external_arm_import)) != 0
+                                                   : (kinds & external_opaque_fd) != 0;
+    if (!can) return fail(Errc::unsupported, "the device imports no such handle");
+    EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::make_fd_record(m.fd));
+    contract::ImportDesc desc;
+    desc.type = m.type;
+    desc.fd = m.fd;
+    desc.offset = m.offset;
+    desc.bytes = m.bytes;
+    desc.flags = flags;
+    ImportPath path = ImportPath::none;
+    auto node = detail::make_root_node(cn, m.bytes, [&](MemNode* n) -> Result<void> {
+      EDGEMEM_TRY_ASSIGN(n->native, B::mem_import(cn->native, desc, path));
+      n->flags = flags;
+      return {};
+    });
+    if (!node) {
+      rec->release(rec);
+      return fail(node.error());
+    }
+    rec->path = path;
+    rec->bracketed = path == ImportPath::khr_dma_buf || path == ImportPath::khr_opaque_fd;
+    rec->fd_offset = m.offset;
+    (*node)->external = rec;
+    return detail::HandleAccess::buffer(*node);
+  } else {
+    (void)ctx, (void)cn, (void)m, (void)flags;
+    return fail(Errc::unsupported, "the backend has no driver import paths");
+  }
+}
+
+/// The mmap path of a checked dma-buf or memfd `m` whose fd `rec` owns (consumed, also on failure).
+Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMemory& m, const ImportOptions& o,
+                          FdRecord* rec) noexcept {
+  auto data = detail::map_fd(rec, m.offset, m.bytes, false);
+  if (!data) {
+    rec->release(rec);
+    return fail(data.error());
+  }
+  if (!use_host_aligned(cn, *data)) {
+    if (o.allow_copy) return copy_in(ctx, *data, m.bytes, o.flags, rec);
+    rec->release(rec);
+    return fail(Errc::misaligned, "the mapped memory is not a multiple of the device's base alignment");
+  }
+  rec->path = ImportPath::mmap_host_ptr;
+  rec->fd_offset = m.offset;
+  if (m.type == HandleType::dma_buf) rec->host_access = detail::dma_buf_host_access;
+  else rec->sealed = detail::fd_sealed(rec->fd);
+  return wrap_owning(ctx, *data, m.bytes, o.flags, rec);
+}
+
+}  // namespace
+
+Result<Buffer> Buffer::import(const Context& ctx, const ExternalMemory& m, const ImportOptions& o) noexcept {
+  EDGEMEM_TRY_ASSIGN(ContextNode* cn, check_new_root(ctx, m.bytes, o.flags));
+  switch (m.type) {
+    case HandleType::host_pointer: {
+      if (m.host == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
+      if (!use_host_aligned(cn, m.host)) {
+        if (o.allow_copy) return copy_in(ctx, m.host, m.bytes, o.flags, nullptr);
+        return fail(Errc::misaligned, "the host pointer is not a multiple of the device's base alignment");
+      }
+      EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(-1));
+      rec->path = ImportPath::host_ptr;
+      return wrap_owning(ctx, static_cast<std::byte*>(m.host), m.bytes, o.flags, rec);
+    }
+    case HandleType::dma_buf:
+    case HandleType::opaque_fd:
+    case HandleType::memfd: break;
+    default: return fail(Errc::invalid_argument, "unknown HandleType");
+  }
+  EDGEMEM_TRY(detail::check_fd_memory(m, o.require_sealed && m.type == HandleType::memfd));
+  if (m.type != HandleType::memfd) {
+    auto driver = driver_import<Backend>(ctx, cn, m, o.flags);
+    if (driver || driver.error().code != Errc::unsupported) return driver;
+    if (m.type == HandleType::opaque_fd)
+      return fail(Errc::unsupported, "an opaque fd needs cl_khr_external_memory_opaque_fd on the device");
+  }
+  EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::make_fd_record(m.fd));
+  return map_import(ctx, cn, m, o, rec);
+}
+
+Result<Buffer> Buffer::import(const Context& ctx, IpcHandle&& handle, MemFlags flags) noexcept {
+  const IpcDescriptor desc = handle.descriptor();
+  const int fd = handle.release_fd();
+  if (fd < 0) return fail(Errc::released, "the IPC handle is empty or already used");
+  auto checked = [&]() -> Result<ContextNode*> {
+    EDGEMEM_TRY_ASSIGN(ContextNode* cn, check_new_root(ctx, desc.bytes, flags));
+    if (desc.has_uuid != 0 && cn->info.has_uuid && std::memcmp(desc.uuid, cn->info.uuid, sizeof desc.uuid) != 0)
+      return fail(Errc::invalid_argument, "the handle was exported by another device (uuid)");
+    EDGEMEM_TRY(detail::check_fd_memory(ExternalMemory::memfd(fd, desc.offset, desc.bytes), true));
+    return cn;
+  }();
+  if (!checked) {
+    detail::close_fd(fd);
+    return fail(checked.error());
+  }
+  EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(fd));
+  ImportOptions o;
+  o.flags = flags;
+  return map_import(ctx, *checked, ExternalMemory::memfd(fd, desc.offset, desc.bytes), o, rec);
+}
+
+Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, MemFlags flags) noexcept {
+  EDGEMEM_TRY_ASSIGN(ContextNode* cn, check_new_root(ctx, bytes, flags));
+  if (!cn->info.caps.unified_memory)
+    return fail(Errc::unsupported, "exportable memory needs a unified-memory device (DeviceInfo::caps)");
+  EDGEMEM_TRY_ASSIGN(const int fd, detail::make_sealed_memfd(bytes));
+  EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(fd));
+  auto data = detail::map_fd(rec, 0, bytes, false);
+  if (!data) {
+    rec->release(rec);
+    return fail(data.error());
+  }
+  rec->sealed = true;
+  return wrap_owning(ctx, *data, bytes, flags, rec);
+}
+
+ImportPath Buffer::import_path() const noexcept {
+  if (node_ == nullptr || node_->root->external == nullptr) return ImportPath::none;
+  return node_->root->external->path;
+}
+
+Result<IpcHandle> Buffer::export_handle() const noexcept {
+  if (node_ == nullptr) return fail(Errc::released, "buffer is released");
+  const detail::ExternalRef* rec = node_->root->external;
+  if (rec == nullptr || !rec->sealed || rec->fd < 0)
+    return fail(Errc::unsupported, "only memory made by create_exportable() or a sealed memfd import is exported");
+  const ContextNode* cn = node_->ctx;
+  IpcDescriptor desc;
+  desc.offset = rec->fd_offset + node_->origin;
+  desc.bytes = node_->bytes;
+  desc.has_uuid = cn->info.has_uuid ? 1 : 0;
+  std::memcpy(desc.uuid, cn->info.uuid, sizeof desc.uuid);
+  EDGEMEM_TRY_ASSIGN(const int fd, detail::dup_fd(rec->fd));
+  return IpcHandle::adopt(fd, desc);
+}
+
+}  // namespace edgemem

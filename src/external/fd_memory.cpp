@@ -1,0 +1,154 @@
+#include "external/fd_memory.hpp"
+
+#include <cerrno>
+#include <cstdint>
+#include <new>
+
+#if defined(__linux__)
+#include <fcntl.h>
+#include <linux/dma-buf.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#define EDGEMEM_HAS_FD_MEMORY 1
+#else
+#define EDGEMEM_HAS_FD_MEMORY 0
+#endif
+
+namespace edgemem::detail {
+
+#if EDGEMEM_HAS_FD_MEMORY
+namespace {
+
+Error os_error(const char* message) noexcept { return Error{Errc::backend_failure, errno, message}; }
+
+std::size_t page_bytes() noexcept {
+  const long p = sysconf(_SC_PAGESIZE);
+  return p > 0 ? static_cast<std::size_t>(p) : 4096;
+}
+
+void release_record(ExternalRef* self) noexcept {
+  auto* r = static_cast<FdRecord*>(self);
+  if (r->map_base != nullptr) munmap(r->map_base, r->map_bytes);
+  if (r->fd >= 0) close_fd(r->fd);
+  destroy_node(r);
+}
+
+Result<FdRecord*> new_record(int owned_fd) noexcept {
+  FdRecord* r = make_node<FdRecord>();
+  if (r == nullptr) {
+    close_fd(owned_fd);
+    return fail(Errc::out_of_host_memory, "no memory for the import's record");
+  }
+  r->release = release_record;
+  r->fd = owned_fd;
+  return r;
+}
+
+}  // namespace
+
+void close_fd(int fd) noexcept {
+  const int saved = errno;
+  (void)close(fd);
+  errno = saved;
+}
+
+bool fd_sealed(int fd) noexcept {
+  const int seals = fcntl(fd, F_GET_SEALS);
+  return seals >= 0 && (seals & kRequiredSeals) == kRequiredSeals;
+}
+
+Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept {
+  if (m.fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
+  struct stat st {};
+  if (fstat(m.fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
+  std::size_t size = 0;
+  if (m.type == HandleType::memfd) {
+    if (!S_ISREG(st.st_mode)) return fail(Errc::invalid_argument, "a memfd handle's fd is not a regular file");
+    size = static_cast<std::size_t>(st.st_size);
+    if (require_sealed && !fd_sealed(m.fd))
+      return fail(Errc::invalid_argument, "the memfd is not sealed against shrinking and growing");
+  } else if (m.type == HandleType::dma_buf) {
+    if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
+      return fail(Errc::invalid_argument, "a dma-buf handle's fd is not a dma-buf");
+    const off_t end = lseek(m.fd, 0, SEEK_END);
+    if (end < 0) return fail(Errc::invalid_argument, "a dma-buf handle's fd has no size (lseek)", errno);
+    size = static_cast<std::size_t>(end);
+  } else {
+    // An opaque fd's size is known only to its driver.
+    return {};
+  }
+  if (m.offset > size || m.bytes > size - m.offset)
+    return fail(Errc::out_of_range, "offset + bytes is past the end of the fd's memory");
+  return {};
+}
+
+Result<int> dup_fd(int fd) noexcept {
+  const int own = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  if (own < 0) return fail(os_error("could not duplicate the fd"));
+  return own;
+}
+
+Result<FdRecord*> make_fd_record(int fd) noexcept {
+  EDGEMEM_TRY_ASSIGN(const int own, dup_fd(fd));
+  return new_record(own);
+}
+
+Result<FdRecord*> adopt_fd_record(int fd) noexcept { return new_record(fd); }
+
+Result<std::byte*> map_fd(FdRecord* r, std::size_t offset, std::size_t bytes, bool read_only) noexcept {
+  const std::size_t page = page_bytes();
+  const std::size_t start = offset / page * page;
+  const std::size_t len = offset - start + bytes;
+  void* p = mmap(nullptr, len, read_only ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+                 static_cast<off_t>(start));
+  if (p == MAP_FAILED) return fail(os_error("could not mmap the fd"));
+  r->map_base = p;
+  r->map_bytes = len;
+  return static_cast<std::byte*>(p) + (offset - start);
+}
+
+Result<int> make_sealed_memfd(std::size_t bytes) noexcept {
+  const std::size_t page = page_bytes();
+  const std::size_t rounded = (bytes + page - 1) / page * page;
+  const int fd = memfd_create("edgemem-export", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return fail(os_error("memfd_create failed"));
+  if (ftruncate(fd, static_cast<off_t>(rounded)) != 0 ||
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    const Error e = os_error("could not size and seal the memfd");
+    close_fd(fd);
+    return fail(e);
+  }
+  return fd;
+}
+
+void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept {
+  dma_buf_sync sync{};
+  sync.flags = (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) |
+               (access == Access::read ? DMA_BUF_SYNC_READ : DMA_BUF_SYNC_RW);
+  int rc;
+  do {
+    rc = ioctl(self->fd, DMA_BUF_IOCTL_SYNC, &sync);
+  } while (rc != 0 && (errno == EINTR || errno == EAGAIN));
+}
+
+#else  // no POSIX file descriptors: every fd-based import and export is unsupported
+
+void close_fd(int) noexcept {}
+bool fd_sealed(int) noexcept { return false; }
+Result<void> check_fd_memory(const ExternalMemory&, bool) noexcept {
+  return fail(Errc::unsupported, "no file descriptors on this system");
+}
+Result<int> dup_fd(int) noexcept { return fail(Errc::unsupported, "no file descriptors on this system"); }
+Result<FdRecord*> make_fd_record(int) noexcept { return fail(Errc::unsupported, "no file descriptors on this system"); }
+Result<FdRecord*> adopt_fd_record(int) noexcept { return fail(Errc::unsupported, "no file descriptors on this system"); }
+Result<std::byte*> map_fd(FdRecord*, std::size_t, std::size_t, bool) noexcept {
+  return fail(Errc::unsupported, "no mmap on this system");
+}
+Result<int> make_sealed_memfd(std::size_t) noexcept { return fail(Errc::unsupported, "no memfd on this system"); }
+void dma_buf_host_access(ExternalRef*, bool, Access) noexcept {}
+
+#endif
+
+}  // namespace edgemem::detail

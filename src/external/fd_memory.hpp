@@ -1,0 +1,57 @@
+// The operating system's side of external memory (POSIX / Linux): checking, duplicating and mapping
+// file descriptors, sealed memfds, dma-buf host-access bracketing. No backend code: every backend's
+// imports and exports use it.
+#pragma once
+#include <cstddef>
+
+#include <edgemem/external.hpp>
+#include <edgemem/result.hpp>
+
+#include "core/nodes.hpp"
+
+namespace edgemem::detail {
+
+/// The seals a memfd must carry to be shared: no peer can shrink or grow it.
+inline constexpr int kRequiredSeals = 0x0002 /*F_SEAL_SHRINK*/ | 0x0004 /*F_SEAL_GROW*/;
+
+/// An import's hold on foreign memory: its own fd (a duplicate) and its mapping; freed by release.
+struct FdRecord : ExternalRef {
+  void* map_base = nullptr;   // the mmap (page-aligned), or null
+  std::size_t map_bytes = 0;  // its length
+};
+
+/// Checks `m` against its fd: open, of the right kind, `offset + bytes` within its size (fstat for
+/// a memfd, lseek for a dma-buf), sealed when `require_sealed`. Errc: invalid_argument, out_of_range.
+Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
+
+/// True when `fd` carries every seal of kRequiredSeals.
+bool fd_sealed(int fd) noexcept;
+
+/// A duplicate of `fd`, close-on-exec. Errc: backend_failure (dup failed; native: errno).
+Result<int> dup_fd(int fd) noexcept;
+
+/// A record owning a duplicate of `fd` (close-on-exec) with no mapping, in allocator-policy memory.
+/// Errc: out_of_host_memory, backend_failure (dup failed; native: errno).
+Result<FdRecord*> make_fd_record(int fd) noexcept;
+
+/// A record that takes over `fd` (already owned by the caller; closed by the record, also when this
+/// fails). Errc: out_of_host_memory.
+Result<FdRecord*> adopt_fd_record(int fd) noexcept;
+
+/// Maps `bytes` bytes at byte `offset` of `r->fd` shared, writable unless `read_only`, into r's
+/// mapping; returns the first byte. Errc: backend_failure (mmap failed; native: errno), unsupported
+/// (no mmap on this system).
+Result<std::byte*> map_fd(FdRecord* r, std::size_t offset, std::size_t bytes, bool read_only) noexcept;
+
+/// A new sealed memfd of `bytes` bytes (rounded up to pages), close-on-exec. Errc: unsupported (no
+/// memfd on this system), backend_failure (memfd_create, ftruncate or fcntl failed; native: errno).
+Result<int> make_sealed_memfd(std::size_t bytes) noexcept;
+
+/// Starts or ends host access to a dma-buf record's memory (DMA_BUF_IOCTL_SYNC; errors are ignored: a
+/// fd that is not a dma-buf, e.g. a test's memfd, needs none).
+void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept;
+
+/// Closes `fd`, keeping errno.
+void close_fd(int fd) noexcept;
+
+}  // namespace edgemem::detail

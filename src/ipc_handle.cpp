@@ -1,0 +1,140 @@
+// IpcHandle: an exported memory object's fd and descriptor, and their trip over a UNIX socket
+// (SCM_RIGHTS).
+#include <edgemem/ipc_handle.hpp>
+
+#include <cerrno>
+#include <cstring>
+
+#if defined(__linux__)
+#include <sys/socket.h>
+#include <sys/stat.h>
+#define EDGEMEM_HAS_SCM_RIGHTS 1
+#else
+#define EDGEMEM_HAS_SCM_RIGHTS 0
+#endif
+
+#include "external/fd_memory.hpp"
+
+namespace edgemem {
+
+Result<IpcHandle> IpcHandle::adopt(int fd, const IpcDescriptor& desc) noexcept {
+  if (fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
+  const char* bad = desc.magic != IpcDescriptor::kMagic       ? "not an edgemem IPC descriptor (magic)"
+                    : desc.version != IpcDescriptor::kVersion ? "an IPC descriptor of another version"
+                    : desc.bytes == 0                         ? "an IPC descriptor of zero bytes"
+                    : desc.offset + desc.bytes < desc.offset  ? "an IPC descriptor whose offset + bytes overflows"
+                                                              : nullptr;
+  if (bad != nullptr) {
+    detail::close_fd(fd);
+    return fail(Errc::invalid_argument, bad);
+  }
+  return IpcHandle(fd, desc);
+}
+
+IpcHandle::IpcHandle(IpcHandle&& other) noexcept : fd_(other.fd_), desc_(other.desc_) { other.fd_ = -1; }
+
+IpcHandle& IpcHandle::operator=(IpcHandle&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) detail::close_fd(fd_);
+    fd_ = other.fd_;
+    desc_ = other.desc_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+IpcHandle::~IpcHandle() {
+  if (fd_ >= 0) detail::close_fd(fd_);
+}
+
+int IpcHandle::release_fd() noexcept {
+  const int fd = fd_;
+  fd_ = -1;
+  return fd;
+}
+
+#if EDGEMEM_HAS_SCM_RIGHTS
+namespace {
+
+/// The Errc of a failed sendmsg / recvmsg on `socket`.
+Error socket_error(int socket, const char* what) noexcept {
+  const int err = errno;
+  struct stat st {};
+  if (err == EBADF || err == ENOTSOCK || (fstat(socket, &st) == 0 && !S_ISSOCK(st.st_mode)))
+    return Error{Errc::invalid_argument, err, "not a socket"};
+  if (err == EPIPE || err == ECONNRESET) return Error{Errc::released, err, "the peer closed the connection"};
+  return Error{Errc::backend_failure, err, what};
+}
+
+union ControlBuffer {
+  char bytes[CMSG_SPACE(sizeof(int))];
+  cmsghdr align;
+};
+
+}  // namespace
+
+Result<void> IpcHandle::send(int socket) const noexcept {
+  if (fd_ < 0) return fail(Errc::released, "the IPC handle is empty");
+  IpcDescriptor desc = desc_;
+  iovec iov{&desc, sizeof desc};
+  ControlBuffer control{};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.bytes;
+  msg.msg_controllen = sizeof control.bytes;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd_, sizeof(int));
+  ssize_t sent;
+  do {
+    sent = sendmsg(socket, &msg, MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent < 0) return fail(socket_error(socket, "sendmsg failed"));
+  if (static_cast<std::size_t>(sent) != sizeof desc) return fail(Errc::backend_failure, "sendmsg sent part of a handle");
+  return {};
+}
+
+Result<IpcHandle> IpcHandle::receive(int socket) noexcept {
+  IpcDescriptor desc;
+  iovec iov{&desc, sizeof desc};
+  ControlBuffer control{};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.bytes;
+  msg.msg_controllen = sizeof control.bytes;
+  ssize_t got;
+  do {
+    got = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+  } while (got < 0 && errno == EINTR);
+  if (got < 0) return fail(socket_error(socket, "recvmsg failed"));
+  int fd = -1;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const std::size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (std::size_t i = 0; i < n; ++i) {
+      int received;
+      std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      if (fd < 0) fd = received;
+      else detail::close_fd(received);  // a handle carries one fd
+    }
+  }
+  if (got == 0 && fd < 0) return fail(Errc::released, "the peer closed the connection");
+  if (static_cast<std::size_t>(got) != sizeof desc || (msg.msg_flags & MSG_CTRUNC) != 0 || fd < 0) {
+    if (fd >= 0) detail::close_fd(fd);
+    return fail(Errc::invalid_argument, "the message is not an IPC handle");
+  }
+  return adopt(fd, desc);
+}
+
+#else
+
+Result<void> IpcHandle::send(int) const noexcept { return fail(Errc::unsupported, "no UNIX sockets on this system"); }
+Result<IpcHandle> IpcHandle::receive(int) noexcept { return fail(Errc::unsupported, "no UNIX sockets on this system"); }
+
+#endif
+
+}  // namespace edgemem
