@@ -108,7 +108,7 @@ Result<IpcHandle> IpcHandle::receive(int socket) noexcept {
   msg.msg_controllen = sizeof control.bytes;
   ssize_t got;
   do {
-    got = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
+    got = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);
   } while (got < 0 && errno == EINTR);
   if (got < 0) return fail(socket_error(socket, "recvmsg failed"));
   int fd = -1;
