@@ -27,5 +27,6 @@
 #include <edgemem/result.hpp>
 #include <edgemem/sampled_image.hpp>
 #include <edgemem/sampler.hpp>
+#include <edgemem/shared_frame_ring.hpp>
 #include <edgemem/span.hpp>
 #include <edgemem/svm.hpp>

@@ -1,0 +1,249 @@
+// Two processes (issue #17): the test process exports, a child process (this program again, run
+// with --role) imports over a UNIX socket (IpcHandle::send / receive, SCM_RIGHTS).
+//  1. buffer: a buffer exported by the parent is imported by the child; each sees the other's writes.
+//  2. ring: the parent produces 10,000 frames into a SharedFrameRing; a consumer process checks every
+//     frame (sequence number and all bytes: none lost, torn, duplicated or out of order); the first
+//     consumer is killed (SIGKILL) a third of the way in and a new one attaches and finishes.
+// Runs on every backend with exportable memory (the host backend, unified-memory OpenCL devices such
+// as PoCL); elsewhere it reports itself skipped (exit 77). Exit 0: passed.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <edgemem/edgemem.hpp>
+
+using namespace edgemem;
+
+namespace {
+
+constexpr std::uint64_t kFrames = 10000;
+constexpr std::size_t kFrameBytes = 64 * 1024;
+constexpr std::uint32_t kRingFrames = 8;
+int g_failures = 0;
+
+#define EXPECT(cond, ...)                                                   \
+  do {                                                                      \
+    if (!(cond)) {                                                          \
+      std::fprintf(stderr, "[%d] FAIL %s:%d: %s: ", static_cast<int>(getpid()), __FILE__, __LINE__, #cond); \
+      std::fprintf(stderr, __VA_ARGS__);                                    \
+      std::fprintf(stderr, "\n");                                           \
+      ++g_failures;                                                         \
+    }                                                                       \
+  } while (false)
+
+template <class R>
+const char* why(const R& r) {
+  return r ? "ok" : r.error().message;
+}
+
+/// The content of frame `seq`: its sequence number, then bytes derived from it.
+void fill_frame(std::vector<unsigned char>& f, std::uint64_t seq) {
+  std::memcpy(f.data(), &seq, sizeof seq);
+  for (std::size_t i = sizeof seq; i < f.size(); ++i) f[i] = static_cast<unsigned char>(seq * 31 + i * 7);
+}
+
+/// The first byte where `f` differs from frame `seq`'s content, or f.size().
+std::size_t check_frame(const std::vector<unsigned char>& f, std::uint64_t seq) {
+  std::vector<unsigned char> want(f.size());
+  fill_frame(want, seq);
+  for (std::size_t i = 0; i < f.size(); ++i)
+    if (f[i] != want[i]) return i;
+  return f.size();
+}
+
+/// Runs this program as `role` in a child process with `fd` (its socket end) inherited.
+pid_t spawn(const char* self, const char* role, int fd) {
+  const std::string fd_text = std::to_string(fd);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    execl(self, self, "--role", role, fd_text.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit(pid_t pid) {
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// ---- child roles ----
+
+int buffer_child(int sock) {
+  auto ctx = Context::create();
+  auto q = ctx ? Queue::create(*ctx) : Result<Queue>(fail(ctx.error()));
+  EXPECT(q, "%s", why(q));
+  if (!q) return 1;
+  auto h = IpcHandle::receive(sock);
+  EXPECT(h, "receive: %s", why(h));
+  if (!h) return 1;
+  const std::size_t n = h->descriptor().bytes;
+  auto b = Buffer::import(*ctx, std::move(*h));
+  EXPECT(b, "import: %s", why(b));
+  if (!b) return 1;
+  std::vector<unsigned char> got(n / 2), want(n / 2);
+  fill_frame(want, 1);
+  EXPECT(q->read(*b, 0, got.data(), got.size()), "read");
+  EXPECT(got == want, "the child does not see the parent's bytes");
+  fill_frame(want, 2);
+  EXPECT(q->write(*b, n / 2, want.data(), want.size()), "write");
+  {
+    auto m = q->map<unsigned char>(*b, Access::read);  // caller memory is up to date after the map
+    EXPECT(m, "map: %s", why(m));
+  }
+  const char ack = 'k';
+  EXPECT(::send(sock, &ack, 1, MSG_NOSIGNAL) == 1, "ack");
+  return g_failures == 0 ? 0 : 1;
+}
+
+int ring_child(int sock) {
+  auto ctx = Context::create();
+  auto q = ctx ? Queue::create(*ctx) : Result<Queue>(fail(ctx.error()));
+  if (!q) return 1;
+  auto h = IpcHandle::receive(sock);
+  EXPECT(h, "receive: %s", why(h));
+  if (!h) return 1;
+  auto ring = SharedFrameRing::attach(*ctx, std::move(*h));
+  EXPECT(ring, "attach: %s", why(ring));
+  if (!ring) return 1;
+  std::uint64_t expect = ring->consumed_count();  // a restarted consumer resumes here
+  std::vector<unsigned char> f(ring->frame_bytes());
+  while (expect < kFrames) {
+    auto frame = ring->take(*q);
+    if (!frame) {
+      EXPECT(frame.error().code == Errc::exhausted, "take: %s", why(frame));
+      if (frame.error().code != Errc::exhausted) return 1;
+      std::this_thread::yield();
+      continue;
+    }
+    EXPECT(ring->frame_index() == expect, "frame %llu where %llu was due",
+           static_cast<unsigned long long>(ring->frame_index()), static_cast<unsigned long long>(expect));
+    EXPECT(q->read(*frame, 0, f.data(), f.size()), "read");
+    const std::size_t bad = check_frame(f, expect);
+    EXPECT(bad == f.size(), "frame %llu torn or wrong at byte %zu", static_cast<unsigned long long>(expect), bad);
+    (void)frame->release();
+    auto done = ring->consumed(*q);
+    EXPECT(done, "consumed: %s", why(done));
+    if (g_failures != 0) return 1;
+    ++expect;
+  }
+  return 0;
+}
+
+// ---- the parent's scenarios ----
+
+void buffer_scenario(const char* self, const Context& ctx, Queue& q) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    EXPECT(false, "socketpair");
+    return;
+  }
+  const pid_t child = spawn(self, "buffer", sv[1]);
+  close(sv[1]);
+  const std::size_t n = 1u << 20;
+  auto b = Buffer::create_exportable(ctx, n);
+  EXPECT(b, "create_exportable: %s", why(b));
+  std::vector<unsigned char> half(n / 2);
+  fill_frame(half, 1);
+  if (b) EXPECT(q.write(*b, 0, half.data(), half.size()), "write");
+  auto h = b ? b->export_handle() : Result<IpcHandle>(fail(b.error()));
+  EXPECT(h, "export_handle: %s", why(h));
+  if (h) EXPECT(h->send(sv[0]), "send");
+  char ack = 0;
+  EXPECT(recv(sv[0], &ack, 1, 0) == 1 && ack == 'k', "no ack from the child");
+  if (b) {
+    std::vector<unsigned char> got(n / 2);
+    EXPECT(q.read(*b, n / 2, got.data(), got.size()), "read");
+    fill_frame(half, 2);
+    EXPECT(got == half, "the parent does not see the child's bytes");
+  }
+  close(sv[0]);
+  EXPECT(wait_exit(child) == 0, "the buffer child failed");
+  std::printf("buffer: parent and child share one buffer both ways: %s\n", g_failures == 0 ? "ok" : "FAILED");
+}
+
+/// Starts a consumer process and sends it the ring's handle; returns its pid (or -1).
+pid_t start_consumer(const char* self, const SharedFrameRing& ring) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return -1;
+  const pid_t pid = spawn(self, "ring", sv[1]);
+  close(sv[1]);
+  auto h = ring.export_handle();
+  EXPECT(h, "export_handle: %s", why(h));
+  if (h) EXPECT(h->send(sv[0]), "send");
+  close(sv[0]);
+  return pid;
+}
+
+void ring_scenario(const char* self, const Context& ctx, Queue& q) {
+  auto ring = SharedFrameRing::create(ctx, kFrameBytes, kRingFrames);
+  EXPECT(ring, "create: %s", why(ring));
+  if (!ring) return;
+  pid_t consumer = start_consumer(self, *ring);
+  bool killed = false;
+  std::vector<unsigned char> f(kFrameBytes);
+  std::uint64_t full = 0;
+  for (std::uint64_t seq = 0; seq < kFrames && g_failures == 0;) {
+    if (!killed && ring->consumed_count() >= kFrames / 3) {
+      kill(consumer, SIGKILL);  // mid-run, possibly between take() and consumed()
+      EXPECT(wait_exit(consumer) == 128 + SIGKILL, "the first consumer was not killed");
+      killed = true;
+      consumer = start_consumer(self, *ring);
+    }
+    auto frame = ring->acquire();
+    if (!frame) {
+      EXPECT(frame.error().code == Errc::exhausted, "acquire: %s", why(frame));
+      ++full;
+      std::this_thread::yield();
+      continue;
+    }
+    EXPECT(ring->frame_index() == seq, "acquired frame %llu", static_cast<unsigned long long>(ring->frame_index()));
+    fill_frame(f, seq);
+    EXPECT(q.write(*frame, 0, f.data(), f.size()), "write");
+    (void)frame->release();
+    auto published = ring->publish(q);
+    EXPECT(published, "publish: %s", why(published));
+    ++seq;
+  }
+  EXPECT(wait_exit(consumer) == 0, "the second consumer failed");
+  EXPECT(ring->published() == kFrames && ring->consumed_count() == kFrames, "published %llu, consumed %llu",
+         static_cast<unsigned long long>(ring->published()), static_cast<unsigned long long>(ring->consumed_count()));
+  EXPECT(killed, "the first consumer was never killed");
+  std::printf("ring: %llu frames of %zu bytes through %u shared frames, consumer killed at a third and "
+              "restarted, producer found the ring full %llu times: %s\n",
+              static_cast<unsigned long long>(kFrames), kFrameBytes, kRingFrames,
+              static_cast<unsigned long long>(full), g_failures == 0 ? "ok" : "FAILED");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 4 && std::strcmp(argv[1], "--role") == 0) {
+    const int sock = std::atoi(argv[3]);
+    return std::strcmp(argv[2], "buffer") == 0 ? buffer_child(sock) : ring_child(sock);
+  }
+  auto ctx = Context::create();
+  if (!ctx) return std::fprintf(stderr, "Context::create: %s\n", why(ctx)), 1;
+  if (!ctx->info().caps.unified_memory) {
+    std::printf("skipped: %s has no exportable memory (unified memory)\n", ctx->info().name);
+    return 77;
+  }
+  auto q = Queue::create(*ctx);
+  if (!q) return std::fprintf(stderr, "Queue::create: %s\n", why(q)), 1;
+  const char* self = "/proc/self/exe";
+  std::string exe(4096, '\0');
+  const ssize_t len = readlink(self, exe.data(), exe.size() - 1);
+  if (len > 0) exe.resize(static_cast<std::size_t>(len));
+  buffer_scenario(exe.c_str(), *ctx, *q);
+  ring_scenario(exe.c_str(), *ctx, *q);
+  return g_failures == 0 ? 0 : 1;
+}
