@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+#include <dirent.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <edgemem/edgemem.hpp>
 #include <edgemem/fault.hpp>
 
@@ -313,6 +317,7 @@ Result<void> images(Env& e) {
 }
 
 #include "fault_svm.inc"  // shared virtual memory: svm()
+#include "fault_external.inc"  // external memory, IPC handles, shared ring: external()
 
 struct Scenario {
   const char* name;
@@ -323,7 +328,7 @@ const Scenario kScenarios[] = {
     {"context+queue", context_queue}, {"buffer create", buffer_create}, {"sub-buffers", sub_buffers},
     {"map/unmap", mapping},           {"write/read/fill/copy/rect", transfers}, {"fixed pool", fixed_pool},
     {"heap", heap_checked},           {"frame ring", frame_ring},      {"two queues", two_queues},
-    {"images", images},               {"svm", svm},
+    {"images", images},               {"svm", svm},                    {"external", external},
 };
 
 // ---- the harness -----------------------------------------------------------------------------
