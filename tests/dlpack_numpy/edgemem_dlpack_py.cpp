@@ -1,6 +1,7 @@
 // A minimal CPython module over edgemem's DLPack calls, for test_numpy_dlpack.py (test suite only):
 // make_frame(rows, cols) gives an object with __dlpack__ / __dlpack_device__ over an edgemem buffer
-// of float32 rows x cols, filled through a Queue write with value r * cols + c + 0.25;
+// of float32 rows x cols, filled through a Queue write with value r * cols + c + 0.25 (frame.set(i, v)
+// writes one more through the queue);
 // import_array(obj) takes obj.__dlpack__(), imports it with edgemem::from_dlpack (renaming the
 // capsule "used_dltensor", as the DLPack Python spec asks of a consumer), reads it back through a
 // Queue read and returns the bytes; live_buffers() is edgemem's count of live buffers and views.
@@ -84,6 +85,21 @@ PyObject* frame_dlpack(PyObject* self, PyObject* args, PyObject* kwargs) {
   return capsule;
 }
 
+/// frame.set(index, value): writes one float through the edgemem queue (the arrays see it: zero-copy).
+PyObject* frame_set(PyObject* self, PyObject* args) {
+  Py_ssize_t index = 0;
+  float value = 0;
+  if (!PyArg_ParseTuple(args, "nf", &index, &value)) return nullptr;
+  auto* f = reinterpret_cast<FrameObject*>(self);
+  if (index < 0 || index >= f->shape[0] * f->shape[1]) {
+    PyErr_SetString(PyExc_IndexError, "index out of range");
+    return nullptr;
+  }
+  auto w = device()->q.write(*f->buf, static_cast<std::size_t>(index) * sizeof(float), &value, sizeof value);
+  if (!w) return edgemem_error("Queue::write", w.error());
+  Py_RETURN_NONE;
+}
+
 PyObject* frame_dlpack_device(PyObject*, PyObject*) { return Py_BuildValue("(ii)", int{kDLCPU}, 0); }
 
 template <class F>
@@ -94,6 +110,7 @@ PyCFunction as_cfunction(F f) {
 PyMethodDef frame_methods[] = {
     {"__dlpack__", as_cfunction(frame_dlpack), METH_VARARGS | METH_KEYWORDS, "A DLPack capsule of the frame"},
     {"__dlpack_device__", frame_dlpack_device, METH_NOARGS, "(kDLCPU, 0)"},
+    {"set", frame_set, METH_VARARGS, "set(index, value): one float written through the edgemem queue"},
     {nullptr, nullptr, 0, nullptr},
 };
 
