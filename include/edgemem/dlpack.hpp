@@ -37,8 +37,8 @@ inline constexpr int dlpack_max_ndim = 8;
 /// create_exportable, from_dlpack) and fine-grain SVM on every backend. Other memory (device and
 /// shared storage on OpenCL, coarse SVM) is reached only inside a map: map it and export the Mapping.
 /// The tensor holds one reference to the memory (see the lifetime rules above); a pool block or heap
-/// run goes back to its owner only after the deleter ran. Host-access flags are not enforced on the
-/// consumer, which may read and write.
+/// run goes back to its owner only after the deleter ran. A host_read_only buffer is exported, but
+/// DLPack 0.6 cannot mark the tensor read-only (the consumer could write: to_dlpack_versioned can).
 /// Errc: released (buf), invalid_argument (ndim < 0 or > dlpack_max_ndim, shape == nullptr with
 /// ndim > 0, a negative extent, dtype bits not a positive multiple of 8, lanes != 1), out_of_range
 /// (an element past buf.size(), or an extent, stride or offset whose byte count overflows),

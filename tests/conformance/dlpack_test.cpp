@@ -428,7 +428,59 @@ TEST_CASE("dlpack: from_dlpack refuses bad tensors and leaves them the caller's"
     bad([&](Producer& p) { p.shape[0] = static_cast<std::int64_t>(max_alloc / 1024 + 1); }, Errc::out_of_range);
   }
   bad([](Producer&) {}, Errc::invalid_argument, MemFlags::read_only | MemFlags::write_only);
+  if (!f.ctx.info().caps.host_access_flags)  // EDGEMEM_HOST_CAPS=host_access_flags=0 on the host backend
+    bad([](Producer&) {}, Errc::unsupported, MemFlags::host_read_only);
   CHECK(live_buffers() == base);
 }
+
+#if EDGEMEM_FAULT_INJECTION
+TEST_CASE("dlpack: each fault point of to_dlpack and from_dlpack fails cleanly (out_of_host_memory, driver errors)") {
+  emt::Fixture f;
+  HostBlock mem(4096);
+  auto buf = Buffer::wrap(f.ctx, mem.p, mem.n);
+  REQUIRE_OK(buf);
+  const std::int64_t base = live_buffers();
+  const std::int64_t shape[1] = {1024};
+  fault::arm(0);
+  auto t = to_dlpack(*buf, kF32, shape, 1);
+  const std::uint64_t exports = fault::count();
+  fault::disarm();
+  REQUIRE_OK(t);
+  (*t)->deleter(*t);
+  CHECK(exports >= 1);  // the record
+  for (std::uint64_t k = 1; k <= exports; ++k) {
+    CAPTURE(k);
+    fault::arm(k);
+    auto r = to_dlpack(*buf, kF32, shape, 1);
+    fault::disarm();
+    CHECK(fault::fired());
+    CHECK_ERRC(r, Errc::out_of_host_memory);
+  }
+  std::uint64_t imports = 0;
+  {
+    Producer p(mem.p, 4, 1024);
+    fault::arm(0);
+    auto in = from_dlpack(f.ctx, &p.t);
+    imports = fault::count();
+    fault::disarm();
+    REQUIRE_OK(in);
+    in = Buffer{};
+    CHECK(p.deleted.load() == 1);
+  }
+  CHECK(imports >= 2);  // the record, the wrap's node and native object
+  for (std::uint64_t k = 1; k <= imports; ++k) {
+    CAPTURE(k);
+    Producer p(mem.p, 4, 1024);
+    fault::arm(k);
+    auto r = from_dlpack(f.ctx, &p.t);
+    fault::disarm();
+    CHECK(fault::fired());
+    CHECK_FALSE(r.has_value());
+    if (!r) CHECK(r.error().code == fault::last().code);
+    CHECK(p.deleted.load() == 0);  // not consumed
+  }
+  CHECK(live_buffers() == base);
+}
+#endif
 
 #endif  // EDGEMEM_HAS_DLPACK
