@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(meson ninja-build pkg-config cmake g++ clang python3
           libexpected-dev doctest-dev opencl-c-headers ocl-icd-opencl-dev pocl-opencl-icd
           g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user ocl-icd-opencl-dev:arm64
-          libspng-dev opencl-clhpp-headers libboost-dev python3-numpy python3-matplotlib)
+          libspng-dev opencl-clhpp-headers libboost-dev python3-numpy python3-matplotlib
+          libdlpack-dev python3-dev)
 
 log() { printf '\n== %s\n' "$*"; }
 

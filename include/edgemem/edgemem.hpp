@@ -5,6 +5,9 @@
 #include <edgemem/config.hpp>
 #include <edgemem/context.hpp>
 #include <edgemem/device.hpp>
+#if EDGEMEM_HAS_DLPACK
+#include <edgemem/dlpack.hpp>
+#endif
 #include <edgemem/error.hpp>
 #include <edgemem/event.hpp>
 #include <edgemem/external.hpp>
