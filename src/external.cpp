@@ -130,6 +130,7 @@ Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMem
   rec->fd_offset = m.offset;
   if (m.type == HandleType::dma_buf) rec->host_access = detail::dma_buf_host_access;
   else rec->sealed = detail::fd_sealed(rec->fd);
+  rec->identity = detail::fd_identity(rec->fd);
   return wrap_owning(ctx, *data, m.bytes, o.flags, rec);
 }
 
@@ -197,6 +198,7 @@ Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, 
     return fail(data.error());
   }
   rec->sealed = true;
+  rec->identity = detail::fd_identity(rec->fd);
   return wrap_owning(ctx, *data, bytes, flags, rec);
 }
 

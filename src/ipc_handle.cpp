@@ -23,7 +23,12 @@ Result<IpcHandle> IpcHandle::adopt(int fd, const IpcDescriptor& desc) noexcept {
                     : desc.version != IpcDescriptor::kVersion ? "an IPC descriptor of another version"
                     : desc.bytes == 0                         ? "an IPC descriptor of zero bytes"
                     : desc.offset + desc.bytes < desc.offset  ? "an IPC descriptor whose offset + bytes overflows"
-                                                              : nullptr;
+                    : desc.kind != ExportKind::buffer && desc.kind != ExportKind::pool ? "an IPC descriptor of unknown kind"
+                    : desc.kind == ExportKind::pool &&
+                            (desc.block_count == 0 || desc.block_bytes == 0 ||
+                             desc.block_bytes > desc.bytes / desc.block_count)
+                        ? "a pool descriptor whose blocks do not fit its bytes"
+                        : nullptr;
   if (bad != nullptr) {
     detail::close_fd(fd);
     return fail(Errc::invalid_argument, bad);

@@ -18,6 +18,7 @@
 #include <edgemem/image.hpp>
 #include <edgemem/image_format.hpp>
 #include <edgemem/image_mapping.hpp>
+#include <edgemem/imported_pool.hpp>
 #include <edgemem/ipc_handle.hpp>
 #include <edgemem/live_objects.hpp>
 #include <edgemem/mapping.hpp>

@@ -10,6 +10,13 @@
 /// when none works, and ImportOptions::allow_copy says so, is the memory copied into a new buffer
 /// (ImportPath::copy: later writes to the foreign memory are not seen).
 ///
+/// Caller memory's rule (OpenCL's for CL_MEM_USE_HOST_PTR, and so for the mmap and host pointer paths):
+/// a device may keep its own copy, as discrete GPUs do. Bytes the device wrote reach the memory (and
+/// the fd's other users) after a map of them (Queue::map, any access, then unmap); bytes written into
+/// the memory from outside (the fd, another process, a camera) reach the device after a
+/// write_discard map and unmap of them. On unified-memory devices both are free, as they are on the
+/// host backend.
+///
 /// The fd is duplicated: the caller keeps (and closes) its own. A dma-buf mapped by the host (Queue::map,
 /// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem.
 #pragma once

@@ -92,8 +92,39 @@ class FixedPool {
   /// Errc: as init() above, plus those of Svm::create (unsupported: the device lacks `grain`).
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
                                   SvmGrain grain) noexcept {
-    return core_.init(ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write, &detail::svm_arena, grain);
+    return core_.init(ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write,
+                      detail::BlockSource{&detail::svm_arena, grain, nullptr});
   }
+  /// init() over exportable memory (Buffer::create_exportable: a sealed memfd, zero at creation), so
+  /// export_handle() can hand the whole pool to another process (cuda.core's pool-level export). On the
+  /// host backend and unified-memory devices. Errc: as init() above (`storage` is Storage::host), plus
+  /// those of Buffer::create_exportable (unsupported: no unified memory).
+  [[nodiscard]] Result<void> init_exportable(const Context& ctx, Queue& q, std::size_t block_bytes,
+                                             std::size_t count = N, MemFlags flags = MemFlags::read_write) noexcept {
+    return core_.init(ctx, q, block_bytes, count, Storage::host, flags,
+                      detail::BlockSource{&detail::exportable_arena, SvmGrain::coarse, nullptr});
+  }
+  /// init() over `count` existing buffers of `block_bytes` bytes each, one block each, as they are (no
+  /// rounding, no fill): e.g. a V4L2 buffer queue imported once with Buffer::import, then acquired and
+  /// returned per frame with no driver call. The pool holds a view of each (the buffers may be dropped).
+  /// Errc: released (ctx, q or one of the buffers), invalid_argument (count 0, block_bytes 0, a buffer of
+  /// another size or context, q on another context, pool already initialised), out_of_range (count over
+  /// the compile-time capacity), misaligned (a view's origin off the base alignment), out_of_host_memory,
+  /// and those of Buffer::native() (each block's native sub-object is made here).
+  [[nodiscard]] Result<void> init_over(const Context& ctx, Queue& q, const Buffer* buffers, std::size_t count,
+                                       std::size_t block_bytes) noexcept {
+    if (buffers == nullptr) return fail(Errc::invalid_argument, "no buffers given");
+    return core_.init(ctx, q, block_bytes, count, Storage::host, MemFlags::read_write,
+                      detail::BlockSource{&detail::buffer_arena, SvmGrain::coarse, buffers});
+  }
+  /// A handle to the whole pool for another process (ImportedPool::attach there), made once; blocks
+  /// then travel as descriptor()s. Errc: released (not initialised), unsupported (not made by
+  /// init_exportable()), backend_failure (dup failed).
+  [[nodiscard]] Result<IpcHandle> export_handle() const noexcept { return core_.export_handle(); }
+  /// The small descriptor of block `b` for the process that attached export_handle() (no system call).
+  /// Errc: released (not initialised, or `b` empty), invalid_argument (`b` is not a block of this pool),
+  /// unsupported (not made by init_exportable()).
+  [[nodiscard]] Result<BlockDescriptor> descriptor(const PooledBuffer& b) const noexcept { return core_.descriptor(b); }
 
   /// Hands out a free block in O(1): no backend call, no heap allocation, no waiting.
   /// Errc: released (not initialised or released), exhausted (every block is out; counted in

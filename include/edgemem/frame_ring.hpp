@@ -56,7 +56,7 @@ class RingCore {
   RingCore& operator=(const RingCore&) = delete;
   ~RingCore() { clear(); }
   Result<void> init(const Context& ctx, Queue& q, std::size_t frame_bytes, Overflow policy, Storage storage,
-                    MemFlags flags) noexcept;
+                    MemFlags flags, const BlockSource& source = {}) noexcept;
   Result<PooledBuffer> acquire() noexcept;
   Result<void> publish(PooledBuffer&& frame) noexcept;
   Result<PooledBuffer> take() noexcept;
@@ -96,6 +96,28 @@ class FrameRing {
                                   Overflow policy = Overflow::refuse, Storage storage = Storage::shared,
                                   MemFlags flags = MemFlags::read_write) noexcept {
     return core_.init(ctx, q, frame_bytes, policy, storage, flags);
+  }
+  /// init() over exportable memory (FixedPool::init_exportable), so export_handle() hands the whole
+  /// ring's memory to another process (ImportedPool::attach there) and frames travel as descriptor()s.
+  /// Errc: as init(), plus those of Buffer::create_exportable (unsupported: no unified memory).
+  [[nodiscard]] Result<void> init_exportable(const Context& ctx, Queue& q, std::size_t frame_bytes,
+                                             Overflow policy = Overflow::refuse) noexcept {
+    return core_.init(ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
+                      detail::BlockSource{&detail::exportable_arena, SvmGrain::coarse, nullptr});
+  }
+  /// init() over K existing buffers of `frame_bytes` bytes each (FixedPool::init_over), e.g. the
+  /// buffers of a V4L2 queue imported once with Buffer::import: the ring then cycles them with no driver
+  /// call. Errc: as FixedPool::init_over(), plus invalid_argument (unknown `policy`).
+  [[nodiscard]] Result<void> init_over(const Context& ctx, Queue& q, const Buffer (&buffers)[K], std::size_t frame_bytes,
+                                       Overflow policy = Overflow::refuse) noexcept {
+    return core_.init(ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
+                      detail::BlockSource{&detail::buffer_arena, SvmGrain::coarse, buffers});
+  }
+  /// A handle to the ring's memory for another process (FixedPool::export_handle). Errc: as it.
+  [[nodiscard]] Result<IpcHandle> export_handle() const noexcept { return pool_.export_handle(); }
+  /// The descriptor of `frame` for the process that attached export_handle() (FixedPool::descriptor).
+  [[nodiscard]] Result<BlockDescriptor> descriptor(const PooledBuffer& frame) const noexcept {
+    return pool_.descriptor(frame);
   }
   /// Producer: a frame to fill. Errc: released (not initialised), exhausted (no free frame and, with
   /// Overflow::drop_oldest, no published frame to drop either; counted in stats().refused).

@@ -16,6 +16,12 @@
 
 namespace edgemem {
 
+/// What an IpcHandle exports.
+enum class ExportKind : std::uint16_t {
+  buffer = 1,  ///< a buffer or view (Buffer::export_handle): import with Buffer::import
+  pool = 2,    ///< a whole FixedPool or FrameRing (export_handle()): attach with ImportedPool::attach
+};
+
 /// What crosses the process boundary besides the fd (sent as plain bytes by IpcHandle::send).
 struct IpcDescriptor {
   static constexpr std::uint32_t kMagic = 0x4d4d4445u;  ///< "EDMM"
@@ -26,6 +32,18 @@ struct IpcDescriptor {
   std::uint64_t offset = 0;        ///< bytes into the fd where the memory starts
   std::uint64_t bytes = 0;         ///< size in bytes
   std::uint8_t uuid[16] = {};      ///< DeviceInfo::uuid of the exporting device
+  ExportKind kind = ExportKind::buffer;  ///< what was exported
+  std::uint16_t reserved = 0;      ///< 0
+  std::uint32_t block_count = 0;   ///< pool: its blocks (0 for a buffer)
+  std::uint64_t block_bytes = 0;   ///< pool: bytes per block, laid out back to back from `offset`
+};
+
+/// One block of an exported pool, for the process that attached it (ImportedPool::block): small,
+/// copyable, sent however the two processes like (a socket, a shared queue), no fd.
+struct BlockDescriptor {
+  std::uint64_t pool = 0;   ///< the pool's identity (its shared memory's), so a block of another pool is refused
+  std::uint32_t index = 0;  ///< the block's index in its pool (PooledBuffer::slot())
+  std::uint32_t reserved = 0;  ///< 0
 };
 
 /// An exported memory object's fd and descriptor.
@@ -33,7 +51,8 @@ class IpcHandle {
  public:
   /// Takes ownership of `fd` (closed by this handle) described by `desc`, e.g. one a process received
   /// by its own means. Errc: invalid_argument (fd < 0, a descriptor of another magic or version, bytes
-  /// == 0, offset + bytes overflowing; `fd` is closed).
+  /// == 0, offset + bytes overflowing, an unknown kind, a pool whose blocks do not fit `bytes`; `fd` is
+  /// closed).
   [[nodiscard]] static Result<IpcHandle> adopt(int fd, const IpcDescriptor& desc) noexcept;
   /// Receives one handle send() sent on the connected UNIX socket `socket` (blocking).
   /// Errc: invalid_argument (not a socket, or a message that is not a handle: any fd it carried is

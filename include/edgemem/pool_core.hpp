@@ -129,6 +129,26 @@ Result<Buffer> buffer_arena(const Context& ctx, const Queue& q, std::size_t byte
 Result<Buffer> svm_arena(const Context& ctx, const Queue& q, std::size_t bytes, Storage storage, MemFlags flags,
                          SvmGrain grain) noexcept;
 
+/// MakeArena of exportable memory (Buffer::create_exportable: a sealed memfd, already zero; `storage`
+/// and `grain` unused). Errc: those of Buffer::create_exportable.
+Result<Buffer> exportable_arena(const Context& ctx, const Queue& q, std::size_t bytes, Storage storage,
+                                MemFlags flags, SvmGrain grain) noexcept;
+
+/// Where a pool's blocks come from: one allocation `make` makes (with `grain` for SVM), carved into
+/// blocks; or, when `buffers` is set, those buffers (all of the pool's block size), one block each.
+struct BlockSource {
+  MakeArena make = &buffer_arena;     ///< the one allocation (buffer_arena, svm_arena, exportable_arena)
+  SvmGrain grain = SvmGrain::coarse;  ///< svm_arena's grain
+  const Buffer* buffers = nullptr;    ///< or these buffers (count of them), used as they are
+};
+
+/// A handle to the pool whose blocks include `block` (all of the pool's memory: `count` blocks of
+/// `block_bytes`) for ImportedPool::attach. Errc: unsupported (not exportable memory), backend_failure (dup).
+Result<IpcHandle> export_pool(const Buffer& block, std::size_t block_bytes, std::size_t count) noexcept;
+/// The descriptor of pool block `block` (slot `index`) for ImportedPool::block. No system call.
+/// Errc: unsupported (not exportable memory).
+Result<BlockDescriptor> describe_block(const Buffer& block, std::uint32_t index) noexcept;
+
 /// The pool itself, with its block arrays supplied by the owner (inline storage) or, when the owner
 /// passes none, taken from the allocator policy at init(). Not movable: blocks point at it. Nothing
 /// of it is callable but by FixedPool, FrameRing and the ring core (friends).
@@ -149,9 +169,13 @@ class PoolCore : private NodeOwner {
   PoolCore& operator=(const PoolCore&) = delete;
   ~PoolCore();
 
-  /// The blocks are carved from the allocation `make` makes (buffer_arena, or svm_arena with `grain`).
+  /// The blocks come from `source`: carved from one allocation, or given buffers (init_over).
   Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count, Storage storage,
-                    MemFlags flags, MakeArena make = &buffer_arena, SvmGrain grain = SvmGrain::coarse) noexcept;
+                    MemFlags flags, const BlockSource& source = {}) noexcept;
+  /// A handle to the whole pool. Errc: released, unsupported (not exportable memory or made over buffers).
+  Result<IpcHandle> export_handle() const noexcept;
+  /// The descriptor of block `b`. Errc: released, invalid_argument (not a block of this pool), unsupported.
+  Result<BlockDescriptor> descriptor(const PooledBuffer& b) const noexcept;
   Result<PooledBuffer> acquire() noexcept;
   /// As acquire(), but an empty pool is not counted in failed_acquires: for a caller with another way
   /// to get a block (FrameRing's drop_oldest), which counts a real failure with count_failed().

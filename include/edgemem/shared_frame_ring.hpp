@@ -62,8 +62,8 @@ class SharedFrameRing {
   /// consumer, q on another context, no frame acquired), and those of Queue::map.
   [[nodiscard]] Result<void> publish(Queue& q) noexcept;
 
-  /// Consumer: the oldest published frame, brought up to date for `q`'s commands (a blocking write
-  /// map and unmap on `q`: caller memory's rule). Errc: released (ring or q), invalid_argument (called
+  /// Consumer: the oldest published frame, brought up to date for `q`'s commands (a blocking
+  /// write_discard map and unmap on `q`: caller memory's rule, external.hpp). Errc: released (ring or q), invalid_argument (called
   /// by the producer, q on another context), busy (the frame taken before is not consumed yet),
   /// exhausted (no published frame), and those of Queue::map.
   [[nodiscard]] Result<Buffer> take(Queue& q) noexcept;

@@ -112,6 +112,7 @@ struct ExternalRef {
   int fd = -1;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or -1
   std::size_t fd_offset = 0;           ///< where the root's bytes start in `fd`
   bool sealed = false;                 ///< `fd` is a memfd no peer can resize (export_handle() may share it)
+  std::uint64_t identity = 0;          ///< the file behind `fd` (device and inode), the same in every process
 };
 
 /// MemNode::native_state of a view: no native sub-object yet, one thread making it, made (and

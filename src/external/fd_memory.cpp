@@ -54,6 +54,12 @@ void close_fd(int fd) noexcept {
   errno = saved;
 }
 
+std::uint64_t fd_identity(int fd) noexcept {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return 0;
+  return (static_cast<std::uint64_t>(st.st_dev) << 40) ^ static_cast<std::uint64_t>(st.st_ino);
+}
+
 bool fd_sealed(int fd) noexcept {
   const int seals = fcntl(fd, F_GET_SEALS);
   return seals >= 0 && (seals & kRequiredSeals) == kRequiredSeals;
@@ -136,6 +142,7 @@ void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept 
 #else  // no POSIX file descriptors: every fd-based import and export is unsupported
 
 void close_fd(int) noexcept {}
+std::uint64_t fd_identity(int) noexcept { return 0; }
 bool fd_sealed(int) noexcept { return false; }
 Result<void> check_fd_memory(const ExternalMemory&, bool) noexcept {
   return fail(Errc::unsupported, "no file descriptors on this system");

@@ -3,6 +3,7 @@
 // imports and exports use it.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include <edgemem/external.hpp>
 #include <edgemem/result.hpp>
@@ -23,6 +24,10 @@ struct FdRecord : ExternalRef {
 /// Checks `m` against its fd: open, of the right kind, `offset + bytes` within its size (fstat for
 /// a memfd, lseek for a dma-buf), sealed when `require_sealed`. Errc: invalid_argument, out_of_range.
 Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
+
+/// The file behind `fd` as one number (its device and inode), the same in every process that holds it;
+/// 0 when fstat fails.
+std::uint64_t fd_identity(int fd) noexcept;
 
 /// True when `fd` carries every seal of kRequiredSeals.
 bool fd_sealed(int fd) noexcept;

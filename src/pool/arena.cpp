@@ -26,4 +26,9 @@ Result<Buffer> svm_arena(const Context& ctx, const Queue& q, std::size_t bytes, 
   return Buffer(std::move(*made));
 }
 
+Result<Buffer> exportable_arena(const Context& ctx, const Queue&, std::size_t bytes, Storage, MemFlags flags,
+                                SvmGrain) noexcept {
+  return Buffer::create_exportable(ctx, bytes, flags);  // a new memfd is zero
+}
+
 }  // namespace edgemem::detail

@@ -8,10 +8,10 @@
 namespace edgemem::detail {
 
 Result<void> RingCore::init(const Context& ctx, Queue& q, std::size_t frame_bytes, Overflow policy, Storage storage,
-                            MemFlags flags) noexcept {
+                            MemFlags flags, const BlockSource& source) noexcept {
   if (policy != Overflow::refuse && policy != Overflow::drop_oldest)
     return fail(Errc::invalid_argument, "unknown overflow policy");
-  EDGEMEM_TRY(pool_.init(ctx, q, frame_bytes, capacity_, storage, flags));
+  EDGEMEM_TRY(pool_.init(ctx, q, frame_bytes, capacity_, storage, flags, source));
   std::lock_guard<std::mutex> lock(lock_);
   policy_ = policy;
   head_ = size_ = 0;

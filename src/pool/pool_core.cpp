@@ -48,7 +48,7 @@ void PoolCore<Threads>::teardown() noexcept {
 
 template <class Threads>
 Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
-                                  Storage storage, MemFlags flags, MakeArena make, SvmGrain grain) noexcept {
+                                  Storage storage, MemFlags flags, const BlockSource& source) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
   if (count_ != 0) return fail(Errc::invalid_argument, "pool is already initialised");
@@ -58,11 +58,21 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     return fail(Errc::out_of_range, "count exceeds the pool's compile-time capacity");
   if (count >= IndexFreeList::taken) return fail(Errc::out_of_range, "count does not fit the pool's 32-bit indices");
   const std::size_t align = ctx.base_align();
-  if (block_bytes > SIZE_MAX - (align - 1)) return fail(Errc::out_of_range, "block size overflows");
-  const std::size_t stride = (block_bytes + align - 1) / align * align;
-  if (stride > SIZE_MAX / count) return fail(Errc::out_of_range, "pool size overflows");
-  if (stride * count > ctx.info().max_alloc_bytes)
-    return fail(Errc::out_of_range, "pool size exceeds the device's max allocation");
+  std::size_t stride = block_bytes;
+  if (source.buffers == nullptr) {
+    if (block_bytes > SIZE_MAX - (align - 1)) return fail(Errc::out_of_range, "block size overflows");
+    stride = (block_bytes + align - 1) / align * align;
+    if (stride > SIZE_MAX / count) return fail(Errc::out_of_range, "pool size overflows");
+    if (stride * count > ctx.info().max_alloc_bytes)
+      return fail(Errc::out_of_range, "pool size exceeds the device's max allocation");
+  } else {
+    for (std::size_t i = 0; i < count; ++i) {
+      const MemNode* n = detail::node_of(source.buffers[i]);
+      if (n == nullptr) return fail(Errc::released, "a buffer to pool is released");
+      if (n->ctx != detail::node_of(ctx)) return fail(Errc::invalid_argument, "a buffer to pool belongs to another context");
+      if (n->bytes != block_bytes) return fail(Errc::invalid_argument, "the buffers to pool differ in size");
+    }
+  }
 
   const bool from_allocator = inline_capacity_ == 0;
   void* block_mem = blocks_storage_;
@@ -88,16 +98,20 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     return fail(e);
   };
 
-  auto parent = make(ctx, q, stride * count, storage, flags, grain);  // zero-filled
-  if (!parent) return undo(parent.error());
+  Buffer parent;
+  if (source.buffers == nullptr) {
+    auto made_parent = source.make(ctx, q, stride * count, storage, flags, source.grain);  // zero-filled
+    if (!made_parent) return undo(made_parent.error());
+    parent = std::move(*made_parent);
+  }
   take_back = &PoolCore::take_back_block;
   for (; made < count; ++made) {
-    auto b = parent->sub(made * stride, stride);
+    auto b = source.buffers != nullptr ? source.buffers[made].sub(0, stride) : parent.sub(made * stride, stride);
     if (!b) return undo(b.error());
     MemNode* n = detail::node_of(*b);
     // Blocks keep a native sub-object from here on, so kernels get block.native() at no cost per frame,
     // and their mapping slots, so a block mapped per frame allocates nothing.
-    if (!parent->is_svm()) {  // (SVM has no buffer object: its blocks are addresses, Buffer::svm_pointer())
+    if (!b->is_svm()) {  // (SVM has no buffer object: its blocks are addresses, Buffer::svm_pointer())
       if (auto native = detail::native_of(n); !native) return undo(native.error());
     }
     n->maps = make_node<MapSlots>();

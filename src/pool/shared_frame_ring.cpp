@@ -163,7 +163,7 @@ Result<Buffer> SharedFrameRing::take(Queue& q) noexcept {
   const std::uint64_t tail = control_->tail.load(std::memory_order_relaxed);
   if (control_->head.load(std::memory_order_acquire) == tail) return fail(Errc::exhausted, "no published frame");
   EDGEMEM_TRY_ASSIGN(Buffer f, frame(tail));
-  EDGEMEM_TRY(touch(q, f, Access::write));
+  EDGEMEM_TRY(touch(q, f, Access::write_discard));
   EDGEMEM_TRY_ASSIGN(Buffer mine, f.sub(0, frame_bytes_));
   held_ = std::move(f);
   current_ = tail;

@@ -27,9 +27,16 @@ bool fd_write(int fd, std::size_t offset, const emt::Bytes& b) {
 }
 
 /// Maps `buf` for reading and unmaps it: after it, host memory a USE_HOST_PTR buffer uses holds the
-/// device's view (OpenCL's rule for caller memory).
+/// device's view (caller memory's rule, external.hpp).
 bool sync_to_host(Queue& q, Buffer& buf) {
   auto m = q.map<unsigned char>(buf, Access::read);
+  return m && m->unmap();
+}
+
+/// A write_discard map and unmap of `bytes` bytes at `offset`: after it, the device sees what was
+/// written into the memory from outside (caller memory's rule; free on unified memory).
+bool sync_from_host(Queue& q, Buffer& buf, std::size_t offset, std::size_t bytes) {
+  auto m = q.map<unsigned char>(buf, Access::write_discard, offset, bytes);
   return m && m->unmap();
 }
 
@@ -51,9 +58,10 @@ TEST_CASE("external: a memfd import is the same memory both ways") {
     CHECK(std::strcmp(to_string(b->import_path()), "mmap_host_ptr") == 0);
     CHECK(b->is_host_accessible());
     CHECK(f.snapshot(*b) == first);
-    // The fd's own writes are seen by the next command, edgemem's writes by the fd after a map.
+    // The fd's writes reach the device after a write_discard map, edgemem's the fd after a map.
     const emt::Bytes second = emt::random_bytes(4096);
     REQUIRE(fd_write(fd, 8192, second));
+    REQUIRE(sync_from_host(f.q, *b, 8192, 4096));
     emt::Bytes got(4096);
     CHECK_OK(f.q.read(*b, 8192, got.data(), got.size()));
     CHECK(got == second);
