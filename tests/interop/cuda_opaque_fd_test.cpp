@@ -195,7 +195,7 @@ int main() {
   }
   const int fds_after = open_fds();
   std::printf("INFO open fds before the import %d, after its release %d%s\n", fds_before, fds_after,
-              fds_after > fds_before ? " (the driver kept the fd it was given: one leaked per import)" : "");
+              fds_after > fds_before ? " (more: the driver kept the fd it was given, or opened its own)" : "");
 
   (void)q->release();
   (void)ctx->release();
