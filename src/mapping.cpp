@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "core/checks.hpp"
+#include "core/external_bracket.hpp"
 #include "core/image_checks.hpp"
 #include "core/live.hpp"
 #include "core/image_node.hpp"
@@ -140,13 +141,16 @@ void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) n
   if (same != nullptr) slot.native_id = same->native_id;
 }
 
-/// The native map of `bytes` bytes at byte `offset` of buffer node `n`, after `s`'s waits, blocking.
-/// Shared virtual memory: clEnqueueSVMMap for coarse grain; fine grain needs none, so a marker stands
-/// for it (the host may touch the bytes once the commands before it are done).
+/// The native map of `bytes` bytes at byte `offset` of buffer node `n`, after `s`'s waits, blocking
+/// (imported memory acquired first: map_bracketed). Shared virtual memory: clEnqueueSVMMap for coarse
+/// grain; fine grain needs none, so a marker stands for it (the host may touch the bytes once the
+/// commands before it are done).
 Result<contract::Mapped> map_native(detail::QueueNode* q, MemNode* n, Access access, std::size_t offset,
                                     std::size_t bytes, const Backend::CommandEvents& s) noexcept {
   if (!detail::is_svm(n)) {
-    auto mapped = Backend::map(q->native, n->root->native, access, n->origin + offset, bytes, s);
+    auto mapped = detail::map_bracketed(q->native, n, s, [&](const Backend::CommandEvents& ms) {
+      return Backend::map(q->native, n->root->native, access, n->origin + offset, bytes, ms);
+    });
     detail::ExternalRef* ext = n->root->external;
     if (mapped && ext != nullptr && ext->host_access != nullptr) ext->host_access(ext, true, access);
     return mapped;
@@ -157,13 +161,16 @@ Result<contract::Mapped> map_native(detail::QueueNode* q, MemNode* n, Access acc
   return contract::Mapped{at.at(), 0};
 }
 
-/// Undoes the native map of `slot` of node `n` (a marker for fine-grain SVM), blocking or async.
+/// Undoes the native map of `slot` of node `n` (a marker for fine-grain SVM), blocking or async;
+/// imported memory is released after it (unmap_bracketed).
 Result<void> unmap_native(detail::QueueNode* q, const MemNode* n, const detail::MapSlot& slot,
                           const Backend::CommandEvents& s) noexcept {
   if (!detail::is_svm(n)) {
     detail::ExternalRef* ext = n->root->external;
     if (ext != nullptr && ext->host_access != nullptr) ext->host_access(ext, false, slot.access);
-    return Backend::unmap(q->native, detail::command_target(n), slot.native, s);
+    return detail::unmap_bracketed(q->native, n, s, [&](const Backend::CommandEvents& us) {
+      return Backend::unmap(q->native, detail::command_target(n), slot.native, us);
+    });
   }
   if (n->root->svm_grain != SvmGrain::coarse) return Backend::marker(q->native, s);
   std::byte* host = static_cast<std::byte*>(slot.native.host);
@@ -237,11 +244,13 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
   image.row_pitch = span.end - span.begin;  // a 1D-buffer view: one row, mapped as its buffer's bytes
   if (!r.shared) {  // (a 1D-buffer view's read map may join an open read map of its buffer instead)
     const detail::MemUse use{n, span, access != Access::read};
-    auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) -> Result<contract::Mapped> {
-      if (!n->image_object)
-        return Backend::map(node_->native, n->root->native, access, n->origin + span.begin, span.end - span.begin, s);
-      EDGEMEM_TRY_ASSIGN(image, Backend::map_image(node_->native, n->native, n->layout, access, region, s));
-      return image.mapped;
+    auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) {
+      return detail::map_bracketed(node_->native, n, s, [&](const Backend::CommandEvents& ms) -> Result<contract::Mapped> {
+        if (!n->image_object)
+          return Backend::map(node_->native, n->root->native, access, n->origin + span.begin, span.end - span.begin, ms);
+        EDGEMEM_TRY_ASSIGN(image, Backend::map_image(node_->native, n->native, n->layout, access, region, ms));
+        return image.mapped;
+      });
     });
     if (!mapped) {
       release_slot(n, r.slot);
@@ -313,7 +322,8 @@ Result<void> MappingBase::close(Event* out) noexcept {
   if (last_of_group(n, slot_)) {
     const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
-    done = detail::submit(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
+    // Not bracketed by submit: unmap_native releases imported memory itself (the map acquired it).
+    done = detail::submit<false>(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
       return unmap_native(queue_, n, slot, s);
     });
     auto extra = unmap_extra(queue_, n, slot);

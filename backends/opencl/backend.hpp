@@ -17,7 +17,10 @@
 ///   its parent so the common layer makes it a view of it;
 /// - map is clEnqueueMapBuffer, blocking; its state is unused;
 /// - svm is OpenCL 2.0's clSVMAlloc / clEnqueueSVM* (cl_svm.cpp), the entry points declared weak; a
-///   copy between SVM and a buffer runs through a buffer object made over the SVM for that command.
+///   copy between SVM and a buffer runs through a buffer object made over the SVM for that command;
+/// - external is cl_khr_external_memory (dma-buf, opaque fd; clCreateBufferWithProperties, OpenCL 3.0)
+///   and cl_arm_import_memory (dma-buf), the extension entry points looked up per platform
+///   (cl_external.cpp); a khr import is acquired / released around each command by the common layer.
 #pragma once
 #include "contract/backend_contract.hpp"
 
@@ -27,7 +30,7 @@ namespace edgemem::backend {
 struct OpenCL : contract::BackendTypes {
   static constexpr const char* name = "opencl";  ///< DeviceInfo::backend
   static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_image |
-                                    contract::group_svm;  ///< contract groups
+                                    contract::group_svm | contract::group_external;  ///< contract groups
   /// Commands run asynchronously on the device.
   static constexpr bool completes_at_enqueue = false;
 

@@ -79,6 +79,14 @@ Result<OpenCL::NativeMem> OpenCL::mem_sub(const NativeMem& root, std::size_t ori
   if (has(flags, MemFlags::host_write_only)) f |= CL_MEM_HOST_WRITE_ONLY;
   if (has(flags, MemFlags::host_no_access)) f |= CL_MEM_HOST_NO_ACCESS;
   cl_mem mem = clCreateSubBuffer(root, f, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  cl_mem parent = nullptr;
+  std::size_t at = 0;
+  if (status == CL_INVALID_MEM_OBJECT &&  // a root that is a sub-buffer (an import at an offset, cl_external.cpp)
+      clGetMemObjectInfo(root, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) == CL_SUCCESS &&
+      parent != nullptr && clGetMemObjectInfo(root, CL_MEM_OFFSET, sizeof at, &at, nullptr) == CL_SUCCESS) {
+    const cl_buffer_region in_parent{at + origin, bytes};
+    mem = clCreateSubBuffer(parent, f, CL_BUFFER_CREATE_TYPE_REGION, &in_parent, &status);
+  }
   if (status != CL_SUCCESS) return cl::fail_cl(status);
   if (mem == nullptr) return cl::fail_cl(CL_OUT_OF_HOST_MEMORY);
   return mem;

@@ -18,7 +18,10 @@
 /// host backend.
 ///
 /// The fd is duplicated: the caller keeps (and closes) its own. A dma-buf mapped by the host (Queue::map,
-/// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem.
+/// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem. Memory
+/// imported through cl_khr_external_memory is acquired before each command or map on it and released
+/// after it (after the unmap), on the same queue: once its Event or Queue::finish() completes, the
+/// memory is handed back to its other user.
 #pragma once
 #include <cstddef>
 #include <cstdint>

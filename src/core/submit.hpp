@@ -7,6 +7,7 @@
 #include <edgemem/result.hpp>
 
 #include "core/checks.hpp"
+#include "core/external_bracket.hpp"
 #include "core/nodes.hpp"
 #include "core/ordering.hpp"
 #include "core/wait_list.hpp"
@@ -28,9 +29,11 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 /// the roots it touches, and so is a blocking one that may still run on the device
 /// (Backend::CommandEvents::still_running); any other blocking one has completed on return, and with it
 /// every earlier command of `q`. A wait list longer than wait_chunk_events is folded into markers on
-/// `q` first (wait_list.hpp). Errc: released / invalid_argument (wait list), those of Backend::marker
-/// (folding, ordering), or the command's own.
-template <class Command>
+/// `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver imported
+/// through cl_khr_external_memory runs between external_acquire and external_release
+/// (external_bracket.hpp; the out-event is the release's). Errc: released / invalid_argument (wait
+/// list), those of Backend::marker (folding, ordering), of the bracket, or the command's own.
+template <bool bracket = true, class Command>
 Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
                     Command&& command) noexcept {
   EDGEMEM_TRY(check_waits(q->ctx, waits));
@@ -48,7 +51,8 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
     bool still_running = false;
     if (out == nullptr) sync.still_running = &still_running;
-    EDGEMEM_TRY(command(sync));
+    if constexpr (bracket) EDGEMEM_TRY(run_bracketed(q->native, a.node, b.node, sync, command));
+    else EDGEMEM_TRY(command(sync));
     for (const MemUse* u : {&a, &b}) {
       if (out != nullptr || still_running) record_pending(q, *u, produced);
       else forget_completed(q, *u);
@@ -56,21 +60,22 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
   } else {
     EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
-    EDGEMEM_TRY(command(sync));
+    if constexpr (bracket) EDGEMEM_TRY(run_bracketed(q->native, a.node, b.node, sync, command));
+    else EDGEMEM_TRY(command(sync));
   }
   if (out != nullptr) *out = HandleAccess::event(produced, q->ctx);
   return {};
 }
 
 /// submit() for a command on one buffer.
-template <class Command>
+template <bool bracket = true, class Command>
 Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, Command&& command) noexcept {
-  return submit(q, waits, out, a, MemUse{}, std::forward<Command>(command));
+  return submit<bracket>(q, waits, out, a, MemUse{}, std::forward<Command>(command));
 }
 
 /// Runs a blocking map (`map(sync)` returns the native mapping) on `use` after the commands of other
 /// queues that still reach its bytes in a conflicting way; once it returns, every earlier command of
-/// `q` has completed. Errc: the map's own.
+/// `q` has completed. The map itself brackets imported memory (map_bracketed). Errc: the map's own.
 template <class Map>
 Result<contract::Mapped> submit_map(QueueNode* q, const MemUse& use, Map&& map) noexcept {
   Backend::CommandEvents sync;
