@@ -957,7 +957,7 @@ void run_input(const std::uint8_t* data, std::size_t size) noexcept {
       continue;
     }
     if (skip_svm(a) || skip_external(a)) {
-      if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (an SVM capability only some targets have)\n", i, op_name(a.op));
+      if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (an SVM or external-memory capability only some targets have)\n", i, op_name(a.op));
       continue;
     }
     for (std::size_t t = 0; t < nt; ++t) {
