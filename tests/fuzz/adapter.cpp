@@ -7,6 +7,10 @@
 
 #include <edgemem/edgemem.hpp>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "target.hpp"
 
 #ifndef FZ_TARGET_NS
@@ -104,6 +108,7 @@ class EdgememTarget final : public fz::Target {
   void begin() noexcept override {
     pool_.emplace();
     heap_.emplace();
+    ext_begin();
   }
 
   long end() noexcept override {
@@ -117,6 +122,7 @@ class EdgememTarget final : public fz::Target {
     pool_.reset();
     heap_.reset();
     wrapped_.clear();
+    ext_end();
     return static_cast<long>(DefaultAllocator::stats().allocations) - baseline_;
   }
 
@@ -210,10 +216,12 @@ class EdgememTarget final : public fz::Target {
 
 #include "adapter_image.inc"
 #include "adapter_svm.inc"
+#include "adapter_external.inc"
 
   int dispatch(const fz::Args& a, unsigned char* out, std::size_t& out_len) noexcept {
     if (fz::is_image_op(a.op)) return dispatch_image(a, out, out_len);
     if (fz::is_svm_op(a.op)) return dispatch_svm(a, out, out_len);
+    if (fz::is_external_op(a.op)) return dispatch_external(a, out, out_len);
     Context& ctx = ctx_[a.ctx];
     Queue& q = q_[a.queue];
     Slot& sa = slots_[a.a];

@@ -144,7 +144,7 @@ const char* op_name(Op op) noexcept {
       "heap_from_host", "heap_release", "heap_destroy", "migrate", "finish", "event", "img_create",
       "img_from_host", "img_like", "img_view", "img_release", "img_drop", "img_write", "img_read", "img_copy",
       "img_fill", "img_to_buf", "buf_to_img", "img_map", "native", "svm_create", "svm_like", "svm_sub",
-      "svm_span", "svm_pool_init", "svm_heap_init"};
+      "svm_span", "svm_pool_init", "svm_heap_init", "ext_import", "ext_exportable", "ext_handle", "ext_pwrite"};
   return op < kOpCount ? kNames[op] : "?";
 }
 
@@ -343,6 +343,8 @@ State& state() noexcept {
   return s;
 }
 
+void print_external(const Args& a);  // driver_external.inc
+
 void print_args(const Args& a) {
   std::fprintf(stderr, "%-14s a=%u b=%u m=%u n0=%zu n1=%zu n2=%zu", op_name(a.op), a.a, a.b, a.m, a.n0, a.n1, a.n2);
   if (a.op == op_create || a.op == op_from_host || a.op == op_wrap || a.op == op_pool_init || a.op == op_heap_init)
@@ -365,6 +367,7 @@ void print_args(const Args& a) {
   if (a.op == op_event) std::fprintf(stderr, " %s", a.access == 0 ? "wait" : a.access == 1 ? "is_complete" : a.access == 2 ? "release" : "move");
   if (a.async) std::fprintf(stderr, " async waits=0x%x%s", a.m, a.keep ? " keep" : "");
   if (a.null_ptr) std::fprintf(stderr, " null");
+  if (is_external_op(a.op)) print_external(a);
   if (is_image_op(a.op)) {
     const ImageArgs& i = a.img;
     if (a.op == op_img_create || a.op == op_img_from_host || a.op == op_img_view)
@@ -516,6 +519,7 @@ void set_slot(unsigned slot, int node, bool pooled = false, std::size_t pool_slo
 #include "driver_image.inc"
 #include "driver_image_apply.inc"
 #include "driver_svm.inc"
+#include "driver_external.inc"
 
 /// Codes the model can predict on its own (kNotApplicable: no prediction).
 int predict(const Args& a) {
@@ -571,6 +575,7 @@ int predict(const Args& a) {
     }
     default:
       if (is_image_op(a.op)) return predict_image(a);
+      if (is_external_op(a.op)) return predict_external(a);
       return is_svm_op(a.op) ? predict_svm(a) : predict_on_svm(a);
   }
 }
@@ -859,6 +864,12 @@ void apply(const Args& a) {
     case op_svm_heap_init:
       apply_svm(a);
       break;
+    case op_ext_import:
+    case op_ext_exportable:
+    case op_ext_handle:
+    case op_ext_pwrite:
+      apply_external(a);
+      break;
     default:
       apply_image(a);
       break;
@@ -930,6 +941,7 @@ void run_input(const std::uint8_t* data, std::size_t size) noexcept {
   if (!init_targets()) std::abort();
   const std::size_t nt = s.targets.size();
   s.model.reset();
+  reset_external();
   s.log.clear();
   if (s.trace) std::fprintf(stderr, "input %s:\n", s.label);
   for (Target* t : s.targets) t->begin();
@@ -937,14 +949,15 @@ void run_input(const std::uint8_t* data, std::size_t size) noexcept {
   for (std::size_t i = 0; i < kMaxOps && r.left != 0; ++i) {
     Args a = decode(r);
     if (is_image_op(a.op)) decode_image(r, a);
+    adjust_external(a);
     Record rec{a, {0, 0}};
     const int expected = predict(a);
     if (is_image_op(a.op) && pocl_quirk(a, expected)) {
       if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (a known PoCL fault, tests/fuzz/pocl)\n", i, op_name(a.op));
       continue;
     }
-    if (skip_svm(a)) {
-      if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (an SVM capability only some targets have)\n", i, op_name(a.op));
+    if (skip_svm(a) || skip_external(a)) {
+      if (s.trace) std::fprintf(stderr, "  #%-3zu %s skipped (an SVM or external-memory capability only some targets have)\n", i, op_name(a.op));
       continue;
     }
     for (std::size_t t = 0; t < nt; ++t) {
@@ -969,6 +982,7 @@ void run_input(const std::uint8_t* data, std::size_t size) noexcept {
       report("unmap of an unmapped guard: the model expected %s", s.targets[0]->code_name(expected));
     if (rec.code[0] == kOk) apply(a);
     else apply_failure(a, rec.code[0]);
+    sync_external();
     compare_snapshots();
   }
   for (std::size_t t = 0; t < nt; ++t) {

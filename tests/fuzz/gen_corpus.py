@@ -25,6 +25,8 @@ OPS += IMAGE_OPS
 OPS += ["native"]  # op_native comes after the image ops (target.hpp)
 SVM_OPS = ["svm_create", "svm_like", "svm_sub", "svm_span", "svm_pool_init", "svm_heap_init"]
 OPS += SVM_OPS
+EXT_OPS = ["ext_import", "ext_exportable", "ext_handle", "ext_pwrite"]  # after the SVM ops (target.hpp)
+OPS += EXT_OPS
 RECT_OPS = {"write_rect", "read_rect", "copy_rect"}
 SPECIAL = {0: 0, 1: 1, 64: 2, 127: 3, 128: 4, 129: 5, 255: 6, 256: 7, 1024: 8, 4096: 9, 8192: 10,
            "max": 11, "max-127": 12, "half": 13, "2^40": 14, "2^48": 15}
@@ -596,6 +598,8 @@ def _():
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_corpus_svm  # noqa: E402  (the SVM seeds)
 gen_corpus_svm.register(sys.modules[__name__])
+import gen_corpus_external  # noqa: E402  (the external-memory seeds)
+gen_corpus_external.register(sys.modules[__name__])
 
 
 def main():

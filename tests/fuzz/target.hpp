@@ -89,13 +89,33 @@ enum Op : std::uint8_t {
                        ///< copied out; keep: data written through the span at n0 % size, n1 bytes (clamped)
   op_svm_pool_init,    ///< pool.init(ctx, q, n0, n1, grain)
   op_svm_heap_init,    ///< heap.init(ctx, q, n0, n1, grain, n2 = max_buffers)
+  // External memory (external.hpp, ipc_handle.hpp; driver_external.inc, adapter_external.inc). Each
+  // target owns kExtMemfds memfds of kExtMemfdBytes bytes, zero-filled at begin(): memfd 0 unsealed,
+  // memfd 1 sealed against shrinking and growing. Every op finishes both queues first.
+  op_ext_import,       ///< slot a = Buffer::import(ctx, memory, {flags, allow_copy = keep, require_sealed = wide});
+                       ///< memory by access: 0 memfd, 1 dma_buf (fd: memfd m & 1, or -1 when m & 2; offset n0),
+                       ///< 2 host pointer (a target-owned copy of data, n0 % 256 bytes past a page; null), 3 an
+                       ///< unknown HandleType; n1 bytes. out[0]: import_path()
+  op_ext_exportable,   ///< slot a = Buffer::create_exportable(ctx, n0, flags). out[0]: import_path()
+  op_ext_handle,       ///< slot a = Buffer::import(ctx, slot b .export_handle(), flags); ctx: slot b's (the
+                       ///< driver sets it, so no memory is shared across contexts). out[0]: import_path()
+  op_ext_pwrite,       ///< pwrite(memfd m & 1, data, min(n1, kExtMemfdBytes - off), off = n0 % kExtMemfdBytes)
   kOpCount
 };
 
 /// True for the image ops (image slots, the image block of Args::img).
 constexpr bool is_image_op(Op op) noexcept { return op >= op_img_create && op <= op_img_map; }
 /// True for the SVM ops.
-constexpr bool is_svm_op(Op op) noexcept { return op >= op_svm_create && op < kOpCount; }
+constexpr bool is_svm_op(Op op) noexcept { return op >= op_svm_create && op < op_ext_import; }
+/// True for the external-memory ops.
+constexpr bool is_external_op(Op op) noexcept { return op >= op_ext_import && op < kOpCount; }
+/// The external-memory ops' memfds per target and their size in bytes.
+inline constexpr unsigned kExtMemfds = 2;
+inline constexpr std::size_t kExtMemfdBytes = 8192;
+/// Target::external_caps() bits.
+inline constexpr unsigned kExtUnifiedMemory = 1u << 0;  ///< caps.unified_memory (create_exportable works)
+inline constexpr unsigned kExtDriverImport = 1u << 1;   ///< caps.external_memory != 0 (a driver import path)
+inline constexpr unsigned kExtHostFlags = 1u << 2;      ///< caps.host_access_flags
 /// Svm::create's alignment argument by Args::migration: default, valid, not a power of two, too large.
 inline constexpr std::size_t kSvmAlignments[4] = {0, 64, 96, 256};
 /// Target::svm_caps() bits: 1 << grain for each SvmGrain the device has, and svm_migration.
@@ -185,6 +205,8 @@ class Target {
   virtual std::size_t base_align() const noexcept = 0;
   /// Shared virtual memory capabilities of context 0 (kSvmMigrationCap and 1 << SvmGrain bits).
   virtual unsigned svm_caps() const noexcept = 0;
+  /// External-memory capabilities of context 0 (kExt* bits).
+  virtual unsigned external_caps() const noexcept = 0;
   /// Starts an input: every slot empty, pool and heap uninitialised.
   virtual void begin() noexcept = 0;
   /// Runs one operation; read-like operations fill `out` (kHostBytes long, pre-filled by the driver).
