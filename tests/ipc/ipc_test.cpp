@@ -1,12 +1,14 @@
 // Two processes (issue #17): the test process exports, a child process (this program again, run
 // with --role) imports over a UNIX socket (IpcHandle::send / receive, SCM_RIGHTS).
 //  1. buffer: a buffer exported by the parent is imported by the child; each sees the other's writes.
-//  2. ring: the parent produces 10,000 frames into a SharedFrameRing; a consumer process checks every
+//  2. pool: a FixedPool exported once; 2,000 frames go to the child as block descriptors and back.
+//  3. ring: the parent produces 10,000 frames into a SharedFrameRing; a consumer process checks every
 //     frame (sequence number and all bytes: none lost, torn, duplicated or out of order); the first
 //     consumer is killed (SIGKILL) a third of the way in and a new one attaches and finishes.
 // Runs on every backend with exportable memory (the host backend, unified-memory OpenCL devices such
 // as PoCL); elsewhere it reports itself skipped (exit 77). Exit 0: passed.
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +29,7 @@ namespace {
 constexpr std::uint64_t kFrames = 10000;
 constexpr std::size_t kFrameBytes = 64 * 1024;
 constexpr std::uint32_t kRingFrames = 8;
+constexpr std::uint64_t kPoolFrames = 2000;
 int g_failures = 0;
 
 #define EXPECT(cond, ...)                                                   \
@@ -139,6 +142,38 @@ int ring_child(int sock) {
   return 0;
 }
 
+/// Reads exactly `n` bytes (false when the peer closed first).
+bool read_all(int fd, void* p, std::size_t n) {
+  return recv(fd, p, n, MSG_WAITALL) == static_cast<ssize_t>(n);
+}
+
+int pool_child(int sock) {
+  auto ctx = Context::create();
+  auto q = ctx ? Queue::create(*ctx) : Result<Queue>(fail(ctx.error()));
+  if (!q) return 1;
+  auto h = IpcHandle::receive(sock);
+  EXPECT(h, "receive: %s", why(h));
+  if (!h) return 1;
+  auto pool = ImportedPool::attach(*ctx, std::move(*h));
+  EXPECT(pool, "attach: %s", why(pool));
+  if (!pool) return 1;
+  std::vector<unsigned char> f(pool->block_bytes());
+  for (std::uint64_t expect = 0;; ++expect) {
+    BlockDescriptor d;
+    if (!read_all(sock, &d, sizeof d)) return 1;
+    if (d.index == UINT32_MAX) return expect == kPoolFrames && g_failures == 0 ? 0 : 1;
+    auto block = pool->block(d);  // a view: no system call, no driver call
+    EXPECT(block, "block: %s", why(block));
+    if (!block) return 1;
+    EXPECT(q->read(*block, 0, f.data(), f.size()), "read");
+    const std::size_t bad = check_frame(f, expect);
+    EXPECT(bad == f.size(), "pool frame %llu wrong at byte %zu", static_cast<unsigned long long>(expect), bad);
+    if (g_failures != 0) return 1;
+    // Done with it (the blocking read has completed): hand the descriptor back.
+    if (::send(sock, &d, sizeof d, MSG_NOSIGNAL) != static_cast<ssize_t>(sizeof d)) return 1;
+  }
+}
+
 // ---- the parent's scenarios ----
 
 void buffer_scenario(const char* self, const Context& ctx, Queue& q) {
@@ -169,6 +204,57 @@ void buffer_scenario(const char* self, const Context& ctx, Queue& q) {
   close(sv[0]);
   EXPECT(wait_exit(child) == 0, "the buffer child failed");
   std::printf("buffer: parent and child share one buffer both ways: %s\n", g_failures == 0 ? "ok" : "FAILED");
+}
+
+/// A FixedPool exported once; 2,000 frames go to the child as 16-byte block descriptors and come back
+/// the same way before their block is reused.
+void pool_scenario(const char* self, const Context& ctx, Queue& q) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    EXPECT(false, "socketpair");
+    return;
+  }
+  const pid_t child = spawn(self, "pool", sv[1]);
+  close(sv[1]);
+  FixedPool<4> pool;
+  auto made = pool.init_exportable(ctx, q, kFrameBytes, 4);
+  EXPECT(made, "init_exportable: %s", why(made));
+  auto h = made ? pool.export_handle() : Result<IpcHandle>(fail(made.error()));
+  EXPECT(h, "export_handle: %s", why(h));
+  if (h) EXPECT(h->send(sv[0]), "send");
+  PooledBuffer out[4];
+  std::vector<unsigned char> f(pool.block_bytes());
+  std::uint64_t seq = 0;
+  while (h && seq < kPoolFrames && g_failures == 0) {
+    auto b = pool.acquire();
+    if (!b) {  // all four are with the child: wait for one back
+      BlockDescriptor back;
+      EXPECT(read_all(sv[0], &back, sizeof back), "no block came back");
+      if (g_failures != 0) break;
+      EXPECT(back.index < 4 && out[back.index].valid(), "a block came back twice or was never sent");
+      if (back.index < 4) (void)out[back.index].release();
+      continue;
+    }
+    fill_frame(f, seq);
+    EXPECT(q.write(*b, 0, f.data(), f.size()), "write");
+    {
+      auto m = q.map<unsigned char>(*b, Access::read);  // the write has completed and reached the memory
+      EXPECT(m, "map: %s", why(m));
+    }
+    auto d = pool.descriptor(*b);
+    EXPECT(d, "descriptor: %s", why(d));
+    if (!d) break;
+    out[d->index] = std::move(*b);
+    EXPECT(::send(sv[0], &*d, sizeof *d, MSG_NOSIGNAL) == static_cast<ssize_t>(sizeof *d), "send descriptor");
+    ++seq;
+  }
+  BlockDescriptor end;
+  end.index = UINT32_MAX;
+  (void)::send(sv[0], &end, sizeof end, MSG_NOSIGNAL);
+  EXPECT(wait_exit(child) == 0, "the pool child failed");
+  close(sv[0]);
+  std::printf("pool: a FixedPool exported once, %llu frames sent as block descriptors and returned: %s\n",
+              static_cast<unsigned long long>(seq), g_failures == 0 ? "ok" : "FAILED");
 }
 
 /// Starts a consumer process and sends it the ring's handle; returns its pid (or -1).
@@ -229,7 +315,9 @@ void ring_scenario(const char* self, const Context& ctx, Queue& q) {
 int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "--role") == 0) {
     const int sock = std::atoi(argv[3]);
-    return std::strcmp(argv[2], "buffer") == 0 ? buffer_child(sock) : ring_child(sock);
+    if (std::strcmp(argv[2], "buffer") == 0) return buffer_child(sock);
+    if (std::strcmp(argv[2], "pool") == 0) return pool_child(sock);
+    return ring_child(sock);
   }
   auto ctx = Context::create();
   if (!ctx) return std::fprintf(stderr, "Context::create: %s\n", why(ctx)), 1;
@@ -244,6 +332,7 @@ int main(int argc, char** argv) {
   const ssize_t len = readlink(self, exe.data(), exe.size() - 1);
   if (len > 0) exe.resize(static_cast<std::size_t>(len));
   buffer_scenario(exe.c_str(), *ctx, *q);
+  pool_scenario(exe.c_str(), *ctx, *q);
   ring_scenario(exe.c_str(), *ctx, *q);
   return g_failures == 0 ? 0 : 1;
 }
