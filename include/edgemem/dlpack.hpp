@@ -13,6 +13,11 @@
 ///   valid only while the Mapping guard stays mapped (the deleter then only frees the record);
 /// - an imported tensor is owned by the Buffer from_dlpack returns (and its views): its deleter runs
 ///   exactly once, right after the last of them lets the memory go. On failure the caller keeps it.
+///
+/// Wrapped, imported and from_dlpack memory follows caller memory's rule (external.hpp): on a device
+/// that keeps its own copy (a discrete GPU), what edgemem's commands wrote reaches the tensor's bytes
+/// after a map of them, and what the other library wrote reaches edgemem's commands after a
+/// write_discard map; on unified memory and the host backend both are free.
 #pragma once
 #include <cstddef>
 #include <cstdint>
