@@ -27,6 +27,8 @@
 
 #include <edgemem/edgemem.hpp>
 
+#include "../examples/user_allocator_setup.hpp"
+
 using namespace edgemem;
 using Clock = std::chrono::steady_clock;
 
@@ -151,6 +153,7 @@ double pipe_fps(int frames) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  example::setup_user_allocator();
   if (argc == 4 && std::strcmp(argv[1], "--consumer") == 0) return ring_consumer(std::atoi(argv[2]), std::atoi(argv[3]));
   const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
   const int reps = quick ? 50 : 400, frames = quick ? 300 : 3000;
