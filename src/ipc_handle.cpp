@@ -71,9 +71,19 @@ Error socket_error(int socket, const char* what) noexcept {
   return Error{Errc::backend_failure, err, what};
 }
 
-union ControlBuffer {
-  char bytes[CMSG_SPACE(sizeof(int))];
-  cmsghdr align;
+/// One message of a handle: the descriptor's bytes and room for one fd. Not movable (msg points at it).
+struct Message {
+  iovec iov;
+  msghdr msg{};
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+  explicit Message(IpcDescriptor* desc) noexcept : iov{desc, sizeof *desc} {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+  }
+  Message(const Message&) = delete;
+  Message& operator=(const Message&) = delete;
 };
 
 }  // namespace
@@ -81,21 +91,15 @@ union ControlBuffer {
 Result<void> IpcHandle::send(int socket) const noexcept {
   if (fd_ < 0) return fail(Errc::released, "the IPC handle is empty");
   IpcDescriptor desc = desc_;
-  iovec iov{&desc, sizeof desc};
-  ControlBuffer control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.bytes;
-  msg.msg_controllen = sizeof control.bytes;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  Message m(&desc);
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd_, sizeof(int));
   ssize_t sent;
   do {
-    sent = sendmsg(socket, &msg, MSG_NOSIGNAL);
+    sent = sendmsg(socket, &m.msg, MSG_NOSIGNAL);
   } while (sent < 0 && errno == EINTR);
   if (sent < 0) return fail(socket_error(socket, "sendmsg failed"));
   if (static_cast<std::size_t>(sent) != sizeof desc) return fail(Errc::backend_failure, "sendmsg sent part of a handle");
@@ -104,13 +108,8 @@ Result<void> IpcHandle::send(int socket) const noexcept {
 
 Result<IpcHandle> IpcHandle::receive(int socket) noexcept {
   IpcDescriptor desc;
-  iovec iov{&desc, sizeof desc};
-  ControlBuffer control{};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control.bytes;
-  msg.msg_controllen = sizeof control.bytes;
+  Message m(&desc);
+  msghdr& msg = m.msg;
   ssize_t got;
   do {
     got = recvmsg(socket, &msg, MSG_CMSG_CLOEXEC);

@@ -81,16 +81,30 @@ int wait_exit(pid_t pid) {
 
 // ---- child roles ----
 
-int buffer_child(int sock) {
-  auto ctx = Context::create();
-  auto q = ctx ? Queue::create(*ctx) : Result<Queue>(fail(ctx.error()));
-  EXPECT(q, "%s", why(q));
-  if (!q) return 1;
+/// What every child does first: its own context and queue, and the handle the parent sends.
+/// False (a failure counted) when any of them fails.
+bool child_start(int sock, Context& ctx, Queue& q, IpcHandle& handle) {
+  auto c = Context::create();
+  auto qq = c ? Queue::create(*c) : Result<Queue>(fail(c.error()));
+  EXPECT(qq, "context/queue: %s", why(qq));
+  if (!qq) return false;
   auto h = IpcHandle::receive(sock);
   EXPECT(h, "receive: %s", why(h));
-  if (!h) return 1;
-  const std::size_t n = h->descriptor().bytes;
-  auto b = Buffer::import(*ctx, std::move(*h));
+  if (!h) return false;
+  ctx = std::move(*c);
+  q = std::move(*qq);
+  handle = std::move(*h);
+  return true;
+}
+
+int buffer_child(int sock) {
+  Context ctx;
+  Queue queue;
+  IpcHandle h;
+  if (!child_start(sock, ctx, queue, h)) return 1;
+  Queue* q = &queue;
+  const std::size_t n = h.descriptor().bytes;
+  auto b = Buffer::import(ctx, std::move(h));
   EXPECT(b, "import: %s", why(b));
   if (!b) return 1;
   std::vector<unsigned char> got(n / 2), want(n / 2);
@@ -109,13 +123,12 @@ int buffer_child(int sock) {
 }
 
 int ring_child(int sock) {
-  auto ctx = Context::create();
-  auto q = ctx ? Queue::create(*ctx) : Result<Queue>(fail(ctx.error()));
-  if (!q) return 1;
-  auto h = IpcHandle::receive(sock);
-  EXPECT(h, "receive: %s", why(h));
-  if (!h) return 1;
-  auto ring = SharedFrameRing::attach(*ctx, std::move(*h));
+  Context ctx;
+  Queue queue;
+  IpcHandle h;
+  if (!child_start(sock, ctx, queue, h)) return 1;
+  Queue* q = &queue;
+  auto ring = SharedFrameRing::attach(ctx, std::move(h));
   EXPECT(ring, "attach: %s", why(ring));
   if (!ring) return 1;
   std::uint64_t expect = ring->consumed_count();  // a restarted consumer resumes here
@@ -148,13 +161,12 @@ bool read_all(int fd, void* p, std::size_t n) {
 }
 
 int pool_child(int sock) {
-  auto ctx = Context::create();
-  auto q = ctx ? Queue::create(*ctx) : Result<Queue>(fail(ctx.error()));
-  if (!q) return 1;
-  auto h = IpcHandle::receive(sock);
-  EXPECT(h, "receive: %s", why(h));
-  if (!h) return 1;
-  auto pool = ImportedPool::attach(*ctx, std::move(*h));
+  Context ctx;
+  Queue queue;
+  IpcHandle h;
+  if (!child_start(sock, ctx, queue, h)) return 1;
+  Queue* q = &queue;
+  auto pool = ImportedPool::attach(ctx, std::move(h));
   EXPECT(pool, "attach: %s", why(pool));
   if (!pool) return 1;
   std::vector<unsigned char> f(pool->block_bytes());
