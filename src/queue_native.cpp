@@ -29,21 +29,33 @@ Result<detail::MemUse> native_use(const QueueNode* q, const MemNode* n, Access a
 Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
   EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
   EDGEMEM_TRY(detail::check_not_mapped(n, use.range, use.writes));
+  // Memory the driver imported (cl_khr_external_memory) is acquired for the native commands, after
+  // the waits; end() releases it.
+  const Backend::NativeMem* imported = detail::bracket_target(n);
   if constexpr (detail::tracks_pending) {
     detail::OrderWaits order;
     EDGEMEM_TRY(order.collect(q, use));
     Backend::NativeEvent natives[detail::max_order_waits];
     Backend::CommandEvents sync;
     sync.wait_count = order.copy_to(natives);
+    if (imported != nullptr)
+      return detail::acquire_external(q->native, *imported, sync.wait_count != 0 ? natives : nullptr, sync.wait_count);
     if (sync.wait_count == 0) return {};  // nothing of another queue reaches it: no marker needed
     sync.waits = natives;
     EDGEMEM_TRY(Backend::marker(q->native, sync));
+  } else if (imported != nullptr) {
+    return detail::acquire_external(q->native, *imported, nullptr, 0);
   }
   return {};
 }
 
 Result<void> end(QueueNode* q, const MemNode* n, Access access) noexcept {
   EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
+  if (const Backend::NativeMem* imported = detail::bracket_target(n)) {
+    Backend::NativeEvent released{};  // not waited for: later commands of this queue run after it
+    EDGEMEM_TRY(detail::release_external(q->native, *imported, &released));
+    Backend::event_release(released);
+  }
   if constexpr (detail::tracks_pending) detail::record_pending(q, use, Backend::NativeEvent{});
   return {};
 }

@@ -87,7 +87,9 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// `access`: what your commands do to `mem` (read; write or write_discard: they write). Errc:
   /// released (queue or mem), invalid_argument (mem of another context, unknown Access), busy (an open
   /// mapping of `mem`'s bytes that a writing `access` conflicts with, or a write mapping), those of
-  /// marker() (out_of_host_memory, out_of_device_memory, backend_failure).
+  /// marker() (out_of_host_memory, out_of_device_memory, backend_failure). Memory the driver imported
+  /// (ImportPath::khr_*) is acquired here (clEnqueueAcquireExternalMemObjectsKHR, with those waits) and
+  /// released by end_native(): call both around your commands on it.
   [[nodiscard]] Result<void> begin_native(const Buffer& mem, Access access) noexcept;
   /// begin_native() for an image (its whole memory). Errc: as that.
   [[nodiscard]] Result<void> begin_native(const Image& mem, Access access) noexcept;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <vector>
 
+#include <CL/cl.h>
 #include <edgemem/edgemem.hpp>
 
 using namespace edgemem;
@@ -189,6 +190,24 @@ int main() {
     if (!done) print_error("Queue::finish after the map", done.error());
     CU_REQUIRE(cuMemcpyDtoH(back.data(), ptr, bytes));
     check(all_equal(back, [](std::size_t i) { return pattern(i, 0x4D415003u); }), "CUDA reads a write through a mapping");
+
+    // Your own OpenCL command on native(), between begin_native and end_native (which acquire and
+    // release the imported memory): a raw clEnqueueFillBuffer, then CUDA reads it.
+    {
+      const cl_uint word = 0x0BADC0DEu;
+      auto began = q->begin_native(*buf, Access::write);
+      if (!began) print_error("Queue::begin_native", began.error());
+      auto mem = buf->native();
+      const cl_int rc = mem ? clEnqueueFillBuffer(q->native(), *mem, &word, sizeof word, 0, bytes, 0, nullptr, nullptr)
+                            : CL_INVALID_VALUE;
+      check(rc == CL_SUCCESS, "a raw clEnqueueFillBuffer on native() between begin_native and end_native");
+      auto ended = q->end_native(*buf, Access::write);
+      if (!ended) print_error("Queue::end_native", ended.error());
+      auto synced = q->finish();
+      if (!synced) print_error("Queue::finish after the native command", synced.error());
+      CU_REQUIRE(cuMemcpyDtoH(back.data(), ptr, bytes));
+      check(all_equal(back, [&](std::size_t) { return word; }), "CUDA reads the raw fill");
+    }
 
     auto released = buf->release();
     if (!released) print_error("Buffer::release", released.error());
