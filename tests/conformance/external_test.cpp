@@ -247,3 +247,36 @@ TEST_CASE("external: bad imports get their Errc and leave no fd, mapping or obje
   CHECK(emt::open_fds() == fds);
   for (int d : {fd, sealed, pipe_fds[0], pipe_fds[1]}) close(d);
 }
+
+TEST_CASE("external: two queues on an imported frame: the reader waits for the other queue's writer") {
+  // The camera pattern on imported memory: queue A fills a large frame (async), queue B reads it at
+  // once; edgemem makes B wait for A, as for any buffer. Then B writes and A reads, both async.
+  emt::Fixture f;
+  auto q2 = Queue::create(f.ctx);
+  REQUIRE_OK(q2);
+  const std::size_t n = emt::test_frame_bytes(16);
+  const int fd = emt::make_memfd(n, false);
+  REQUIRE(fd >= 0);
+  auto b = Buffer::import(f.ctx, ExternalMemory::memfd(fd, 0, n));
+  close(fd);
+  REQUIRE_OK(b);
+  for (int round = 0; round < emt::test_rounds(3); ++round) {
+    const emt::Bytes frame = emt::random_bytes(n);
+    auto written = f.q.write_async(*b, 0, frame.data(), n);
+    REQUIRE_OK(written);
+    emt::Bytes got(n);
+    CHECK_OK(q2->read(*b, 0, got.data(), n));
+    CHECK(got == frame);
+    const std::uint32_t word = 0x1000u + static_cast<std::uint32_t>(round);
+    auto filled = q2->fill_async(*b, n / 2, n / 2, &word, sizeof word);
+    REQUIRE_OK(filled);
+    auto back = f.q.read_async(*b, n / 2, got.data(), n / 2);
+    REQUIRE_OK(back);
+    CHECK_OK(back->wait());
+    bool all = true;
+    for (std::size_t i = 0; i < n / 2 && all; i += 4) all = std::memcmp(got.data() + i, &word, 4) == 0;
+    CHECK(all);
+    CHECK_OK(written->wait());
+    CHECK_OK(filled->wait());
+  }
+}
