@@ -355,7 +355,19 @@ TEST_CASE("FixedPool stress: 8 threads, no block is ever handed out twice") {
   CHECK(acquired.load() > 1000);
   const PoolStats s = pool.stats();
   CHECK(s.in_use == 0);
-  CHECK(s.high_water == kBlocks);
+  // All kBlocks out at once happens only when the scheduler lets the threads overlap (not on a loaded
+  // 2-core CI machine under TSan): bounded here, exact after taking every block.
+  CHECK(s.high_water >= 1);
+  CHECK(s.high_water <= kBlocks);
+  {
+    std::vector<PooledBuffer> all;
+    for (std::size_t i = 0; i < kBlocks; ++i) {
+      auto b = pool.acquire();
+      REQUIRE_OK(b);
+      all.push_back(std::move(*b));
+    }
+    CHECK(pool.stats().high_water == kBlocks);
+  }
   MESSAGE("8-thread stress: " << acquired.load() << " acquire/return cycles, " << s.failed_acquires
                               << " exhausted");
 }
