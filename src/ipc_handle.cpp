@@ -19,10 +19,13 @@ namespace edgemem {
 
 Result<IpcHandle> IpcHandle::adopt(int fd, const IpcDescriptor& desc) noexcept {
   if (fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
+  auto fits = [](std::uint64_t v) { return static_cast<std::size_t>(v) == v; };  // 32-bit size_t builds
   const char* bad = desc.magic != IpcDescriptor::kMagic       ? "not an edgemem IPC descriptor (magic)"
                     : desc.version != IpcDescriptor::kVersion ? "an IPC descriptor of another version"
                     : desc.bytes == 0                         ? "an IPC descriptor of zero bytes"
                     : desc.offset + desc.bytes < desc.offset  ? "an IPC descriptor whose offset + bytes overflows"
+                    : !fits(desc.offset + desc.bytes) || !fits(desc.block_bytes)
+                        ? "an IPC descriptor larger than this process can address"
                     : desc.kind != ExportKind::buffer && desc.kind != ExportKind::pool ? "an IPC descriptor of unknown kind"
                     : desc.kind == ExportKind::pool &&
                             (desc.block_count == 0 || desc.block_bytes == 0 ||

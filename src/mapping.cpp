@@ -252,6 +252,8 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
         return image.mapped;
       });
     });
+    detail::ExternalRef* ext = n->root->external;  // a dma-buf under an image view: as map_native
+    if (mapped && ext != nullptr && ext->host_access != nullptr) ext->host_access(ext, true, access);
     if (!mapped) {
       release_slot(n, r.slot);
       return fail(mapped.error());

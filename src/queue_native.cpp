@@ -29,34 +29,36 @@ Result<detail::MemUse> native_use(const QueueNode* q, const MemNode* n, Access a
 Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
   EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
   EDGEMEM_TRY(detail::check_not_mapped(n, use.range, use.writes));
-  // Memory the driver imported (cl_khr_external_memory) is acquired for the native commands, after
-  // the waits; end() releases it.
-  const Backend::NativeMem* imported = detail::bracket_target(n);
+  // Memory the driver imported (cl_khr_external_memory) is held acquired for the native commands,
+  // after the waits, until end() (nested holds: the first acquires, the last releases).
+  const bool imported = detail::bracketed_import(n) != nullptr;
   if constexpr (detail::tracks_pending) {
     detail::OrderWaits order;
     EDGEMEM_TRY(order.collect(q, use));
     Backend::NativeEvent natives[detail::max_order_waits];
     Backend::CommandEvents sync;
     sync.wait_count = order.copy_to(natives);
-    if (imported != nullptr)
-      return detail::acquire_external(q->native, *imported, sync.wait_count != 0 ? natives : nullptr, sync.wait_count);
+    if (imported) {
+      EDGEMEM_TRY_ASSIGN(const bool acquired,
+                         detail::hold_import(q->native, n, sync.wait_count != 0 ? natives : nullptr, sync.wait_count));
+      if (acquired) return {};  // the acquire took the waits
+    }
     if (sync.wait_count == 0) return {};  // nothing of another queue reaches it: no marker needed
     sync.waits = natives;
     EDGEMEM_TRY(Backend::marker(q->native, sync));
-  } else if (imported != nullptr) {
-    return detail::acquire_external(q->native, *imported, nullptr, 0);
+  } else if (imported) {
+    EDGEMEM_TRY(detail::hold_import(q->native, n, nullptr, 0));
   }
   return {};
 }
 
 Result<void> end(QueueNode* q, const MemNode* n, Access access) noexcept {
   EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
-  if (const Backend::NativeMem* imported = detail::bracket_target(n)) {
-    Backend::NativeEvent released{};  // not waited for: later commands of this queue run after it
-    EDGEMEM_TRY(detail::release_external(q->native, *imported, &released));
-    Backend::event_release(released);
-  }
+  // Recorded first: the native commands are enqueued whatever the release below answers.
   if constexpr (detail::tracks_pending) detail::record_pending(q, use, Backend::NativeEvent{});
+  Backend::NativeEvent released{};  // not waited for: later commands of this queue run after it
+  EDGEMEM_TRY(detail::unhold_import(q->native, n, &released));
+  if (released != Backend::NativeEvent{}) Backend::event_release(released);
   return {};
 }
 

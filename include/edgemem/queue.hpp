@@ -88,16 +88,21 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// released (queue or mem), invalid_argument (mem of another context, unknown Access), busy (an open
   /// mapping of `mem`'s bytes that a writing `access` conflicts with, or a write mapping), those of
   /// marker() (out_of_host_memory, out_of_device_memory, backend_failure). Memory the driver imported
-  /// (ImportPath::khr_*) is acquired here (clEnqueueAcquireExternalMemObjectsKHR, with those waits) and
-  /// released by end_native(): call both around your commands on it.
+  /// (ImportPath::khr_*) is acquired here (clEnqueueAcquireExternalMemObjectsKHR, with those waits;
+  /// unsupported when the platform lacks that entry point) and released by end_native(): call both
+  /// around your commands on it. Holds nest with each other and with open mappings: the first acquires,
+  /// the last releases, and edgemem's own commands on the memory meanwhile are not bracketed again.
   [[nodiscard]] Result<void> begin_native(const Buffer& mem, Access access) noexcept;
   /// begin_native() for an image (its whole memory). Errc: as that.
   [[nodiscard]] Result<void> begin_native(const Image& mem, Access access) noexcept;
   /// After your own commands on `mem` are enqueued on this queue: records them (every command of this
   /// queue so far) as reaching all of `mem` with `access`, so commands of other queues that conflict
   /// wait for them, and memory that goes back to its pool, ring or heap carries them to its next owner.
-  /// No driver call (a marker is made only if another queue must wait). Errc: released (queue or mem),
-  /// invalid_argument (mem of another context, unknown Access).
+  /// No driver call (a marker is made only if another queue must wait), except for memory the driver
+  /// imported: the last open hold on it releases it (clEnqueueReleaseExternalMemObjectsKHR).
+  /// Errc: released (queue or mem), invalid_argument (mem of another context, unknown Access), and for a
+  /// driver import unsupported / backend_failure (the release could not be enqueued; your commands are
+  /// recorded all the same).
   [[nodiscard]] Result<void> end_native(const Buffer& mem, Access access) noexcept;
   /// end_native() for an image (its whole memory). Errc: as that.
   [[nodiscard]] Result<void> end_native(const Image& mem, Access access) noexcept;

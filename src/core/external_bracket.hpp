@@ -12,16 +12,24 @@
 
 namespace edgemem::detail {
 
-/// The native object of `n`'s root when commands on `n` must be bracketed, else null.
+/// The import record of `n`'s root when its memory must be bracketed, else null.
 template <class B = Backend>
-inline const typename B::NativeMem* bracket_target(const MemNode* n) noexcept {
+inline ExternalRef* bracketed_import(const MemNode* n) noexcept {
   if constexpr ((B::groups & contract::group_external) != 0) {
     if (n == nullptr) return nullptr;
-    const ExternalRef* ext = n->root->external;
-    if (ext != nullptr && ext->bracketed) return &n->root->native;
+    ExternalRef* ext = n->root->external;
+    if (ext != nullptr && ext->bracketed) return ext;
   }
   (void)n;
   return nullptr;
+}
+
+/// The native object of `n`'s root when a command on `n` must be bracketed now (a bracketed import
+/// that no open mapping or begin_native holds acquired), else null.
+template <class B = Backend>
+inline const typename B::NativeMem* bracket_target(const MemNode* n) noexcept {
+  const ExternalRef* ext = bracketed_import<B>(n);
+  return ext != nullptr && ext->holds.load(std::memory_order_acquire) == 0 ? &n->root->native : nullptr;
 }
 
 /// external_acquire of `m` on `q` after `waits`, without blocking (its event is let go at once: what
@@ -84,13 +92,47 @@ Result<void> run_bracketed(Backend::NativeQueue q, const MemNode* a, const MemNo
   if (ran && s.out != nullptr) Backend::event_release(done);
   Result<void> released{};
   for (unsigned i = 0; i < count; ++i) {
-    Backend::NativeEvent* out = ran && i + 1 == count ? s.out : nullptr;
+    // The last release carries the caller's out-event (blocking when there is none); an earlier one is
+    // not waited for (the queue is in order). After a failed command every release blocks.
+    Backend::NativeEvent early{};
+    Backend::NativeEvent* out = !ran ? nullptr : i + 1 == count ? s.out : &early;
     auto r = release_external(q, *m[i], out);
+    if (r && out == &early) Backend::event_release(early);
     if (released && !r) released = fail(r.error());
   }
   if (!ran) return ran;
-  if (released && s.out == nullptr && s.still_running != nullptr) *s.still_running = false;
+  if (!released) {
+    // The command is enqueued but its release failed: wait for it, so nothing of it runs untracked.
+    (void)Backend::queue_finish(q);
+    if (s.still_running != nullptr) *s.still_running = false;
+    return released;
+  }
+  if (s.out == nullptr && s.still_running != nullptr) *s.still_running = false;
   return released;
+}
+
+/// Opens one hold on `n`'s bracketed import (a map, begin_native): the first acquires its memory on
+/// `q` after `waits` (true: the waits are taken care of; false: nothing was enqueued, the caller
+/// still owes them). Nothing for other memory. Errc: those of external_acquire (the hold is undone).
+inline Result<bool> hold_import(Backend::NativeQueue q, const MemNode* n, const Backend::NativeEvent* waits,
+                                std::size_t wait_count) noexcept {
+  ExternalRef* ext = bracketed_import(n);
+  if (ext == nullptr || ext->holds.fetch_add(1, std::memory_order_acq_rel) != 0) return false;
+  auto acquired = acquire_external(q, n->root->native, waits, wait_count);
+  if (!acquired) {
+    ext->holds.fetch_sub(1, std::memory_order_acq_rel);
+    return fail(acquired.error());
+  }
+  return true;
+}
+
+/// Closes one hold on `n`'s bracketed import: the last releases its memory on `q` (`out`: the
+/// release's event, blocking when null; untouched when nothing is released). Errc: those of
+/// external_release.
+inline Result<void> unhold_import(Backend::NativeQueue q, const MemNode* n, Backend::NativeEvent* out) noexcept {
+  ExternalRef* ext = bracketed_import(n);
+  if (ext == nullptr || ext->holds.fetch_sub(1, std::memory_order_acq_rel) != 1) return {};
+  return release_external(q, n->root->native, out);
 }
 
 /// Runs the blocking native map `map(s)` of node `n` on `q`, after external_acquire of its root when
@@ -99,11 +141,10 @@ Result<void> run_bracketed(Backend::NativeQueue q, const MemNode* a, const MemNo
 template <class Map>
 auto map_bracketed(Backend::NativeQueue q, const MemNode* n, const Backend::CommandEvents& s, Map&& map) noexcept
     -> decltype(map(s)) {
-  const Backend::NativeMem* m = bracket_target(n);
-  if (m == nullptr) return map(s);
-  EDGEMEM_TRY(acquire_external(q, *m, s.waits, s.wait_count));
-  auto mapped = map(Backend::CommandEvents{});
-  if (!mapped) (void)release_external(q, *m, nullptr);
+  if (bracketed_import(n) == nullptr) return map(s);
+  EDGEMEM_TRY_ASSIGN(const bool acquired, hold_import(q, n, s.waits, s.wait_count));
+  auto mapped = map(acquired ? Backend::CommandEvents{} : s);
+  if (!mapped) (void)unhold_import(q, n, nullptr);
   return mapped;
 }
 
@@ -113,15 +154,20 @@ auto map_bracketed(Backend::NativeQueue q, const MemNode* n, const Backend::Comm
 template <class Unmap>
 Result<void> unmap_bracketed(Backend::NativeQueue q, const MemNode* n, const Backend::CommandEvents& s,
                              Unmap&& unmap) noexcept {
-  const Backend::NativeMem* m = bracket_target(n);
-  if (m == nullptr) return unmap(s);
+  if (bracketed_import(n) == nullptr) return unmap(s);
   Backend::NativeEvent unmapped{};
   Backend::CommandEvents inner = s;
   inner.out = s.out != nullptr ? &unmapped : nullptr;
   auto done = unmap(static_cast<const Backend::CommandEvents&>(inner));
-  if (done && s.out != nullptr) Backend::event_release(unmapped);
-  auto released = release_external(q, *m, done ? s.out : nullptr);
+  Backend::NativeEvent released_event{};
+  auto released = unhold_import(q, n, done && s.out != nullptr ? &released_event : nullptr);
+  if (done && s.out != nullptr) {
+    // The caller's event: the release's when this unmap released the memory, else the unmap's.
+    if (!released || released_event != Backend::NativeEvent{}) Backend::event_release(unmapped);
+    if (released) *s.out = released_event != Backend::NativeEvent{} ? released_event : unmapped;
+  }
   if (!done) return done;
+  if (!released) (void)Backend::queue_finish(q);  // the unmap is enqueued: let it finish before reporting
   return released;
 }
 

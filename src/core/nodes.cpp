@@ -88,8 +88,14 @@ void unref(MemNode* n) noexcept {
       }
       return;
     }
-    if (n->svm != nullptr) free_svm_root(n);
-    else if (!n->borrowed) Backend::mem_release(n->native);
+    if (n->svm != nullptr) {
+      free_svm_root(n);
+    } else {
+      // Foreign memory (an import's mapping) goes right after the native object, so first every
+      // command that may still reach it must be done (clReleaseMemObject alone would defer).
+      if (n->external != nullptr) wait_pending(n->pending);
+      if (!n->borrowed) Backend::mem_release(n->native);
+    }
     if (n->external != nullptr) n->external->release(n->external);
     destroy_pending_table(n->pending);
     live_add(n->image ? Live::image : n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);

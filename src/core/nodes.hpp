@@ -109,6 +109,9 @@ struct ExternalRef {
   void (*host_access)(ExternalRef* self, bool start, Access access) noexcept = nullptr;
   ImportPath path = ImportPath::none;  ///< how the root reached the memory (Buffer::import_path())
   bool bracketed = false;              ///< commands and maps on the root need external_acquire / release
+  /// Open brackets that hold the memory acquired (mappings, begin_native .. end_native): while any
+  /// is open, commands on the root are not bracketed again; the first acquires, the last releases.
+  std::atomic<unsigned> holds{0};
   int fd = -1;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or -1
   std::size_t fd_offset = 0;           ///< where the root's bytes start in `fd`
   bool sealed = false;                 ///< `fd` is a memfd no peer can resize (export_handle() may share it)

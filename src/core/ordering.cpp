@@ -135,6 +135,15 @@ void forget_completed(const QueueNode* queue, const MemUse& use) noexcept {
 
 PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); }
 
+void wait_pending(PendingTable* table) noexcept {
+  if (table == nullptr) return;
+  for (std::size_t i = 0; i < table->count.load(std::memory_order_relaxed); ++i) {
+    PendingCommand& e = table->entries[i];
+    auto event = event_of(e);
+    if (!event || !Backend::event_wait(*event)) (void)Backend::queue_finish(e.queue->native);
+  }
+}
+
 void destroy_pending_table(PendingTable* table) noexcept {
   if (table == nullptr) return;
   for (std::size_t i = 0; i < table->count; ++i) drop(table->entries[i]);

@@ -91,6 +91,10 @@ void forget_completed(const QueueNode* queue, const MemUse& use) noexcept;
 /// A new table for a root (null: out of host memory). Only when tracks_pending.
 PendingTable* make_pending_table() noexcept;
 
+/// Waits for every command the table still records (its event, or a marker on its queue; the queue's
+/// finish when neither can be had): before memory the root only borrows (an import's mapping) goes.
+void wait_pending(PendingTable* table) noexcept;
+
 /// Releases every event of the table and the table itself (the root is being destroyed).
 void destroy_pending_table(PendingTable* table) noexcept;
 

@@ -69,18 +69,22 @@ Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexc
   if (m.fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
   struct stat st {};
   if (fstat(m.fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
-  std::size_t size = 0;
+  std::uint64_t size = 0;  // 64-bit, so a 32-bit size_t cannot wrap the check below
   if (m.type == HandleType::memfd) {
     if (!S_ISREG(st.st_mode)) return fail(Errc::invalid_argument, "a memfd handle's fd is not a regular file");
-    size = static_cast<std::size_t>(st.st_size);
+    size = static_cast<std::uint64_t>(st.st_size);
     if (require_sealed && !fd_sealed(m.fd))
       return fail(Errc::invalid_argument, "the memfd is not sealed against shrinking and growing");
   } else if (m.type == HandleType::dma_buf) {
     if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
       return fail(Errc::invalid_argument, "a dma-buf handle's fd is not a dma-buf");
-    const off_t end = lseek(m.fd, 0, SEEK_END);
-    if (end < 0) return fail(Errc::invalid_argument, "a dma-buf handle's fd has no size (lseek)", errno);
-    size = static_cast<std::size_t>(end);
+    if (S_ISREG(st.st_mode)) {  // (a regular file passed as a dma-buf: its size, its file offset untouched)
+      size = static_cast<std::uint64_t>(st.st_size);
+    } else {
+      const off_t end = lseek(m.fd, 0, SEEK_END);  // a dma-buf's size; it has no file offset to disturb
+      if (end < 0) return fail(Errc::invalid_argument, "a dma-buf handle's fd has no size (lseek)", errno);
+      size = static_cast<std::uint64_t>(end);
+    }
   } else {
     // An opaque fd's size is known only to its driver.
     return {};

@@ -173,7 +173,9 @@ Result<Buffer> SharedFrameRing::take(Queue& q) noexcept {
 Result<void> SharedFrameRing::consumed(Queue& q) noexcept {
   EDGEMEM_TRY(check_role(false, &q));
   if (!held_.valid()) return fail(Errc::invalid_argument, "no frame taken");
-  EDGEMEM_TRY(touch(q, held_, Access::read));
+  // A write_discard map: it waits for every command on the frame, this process's reads on other
+  // queues included (a read map would wait only for writers), and the bytes are no longer needed.
+  EDGEMEM_TRY(touch(q, held_, Access::write_discard));
   (void)held_.release();
   control_->tail.store(current_ + 1, std::memory_order_release);
   return {};

@@ -280,3 +280,34 @@ TEST_CASE("external: two queues on an imported frame: the reader waits for the o
     CHECK_OK(filled->wait());
   }
 }
+
+TEST_CASE("external: dropping an import while an async write into it is queued waits before unmapping") {
+  emt::Fixture f;
+  auto q2 = Queue::create(f.ctx);
+  REQUIRE_OK(q2);
+  const std::size_t n = emt::test_frame_bytes(16);
+  const int fd = emt::make_memfd(n, false);
+  REQUIRE(fd >= 0);
+  const emt::Bytes frame = emt::random_bytes(n);
+  Result<Event> written = fail(Errc::released, "not yet");
+  Result<Event> filled = fail(Errc::released, "not yet");
+  {
+    auto b = Buffer::import(f.ctx, ExternalMemory::memfd(fd, 0, n));
+    REQUIRE_OK(b);
+    written = f.q.write_async(*b, 0, frame.data(), n);
+    REQUIRE_OK(written);
+    // A second queue's command on it too, then the only handle goes with both still queued.
+    const std::uint32_t word = 7;
+    filled = q2->fill_async(*b, n - 4096, 4096, &word, sizeof word);
+    CHECK_OK(filled);
+  }
+  CHECK_OK(written->wait());
+  if (filled) CHECK_OK(filled->wait());
+  CHECK_OK(f.q.finish());
+  if (f.ctx.info().caps.unified_memory) {  // (a discrete GPU's copy is not written back when dropped)
+    emt::Bytes back(n - 4096);
+    REQUIRE(pread(fd, back.data(), back.size(), 0) == static_cast<ssize_t>(back.size()));
+    CHECK(back == emt::Bytes(frame.begin(), frame.begin() + static_cast<long>(n - 4096)));
+  }
+  close(fd);
+}
