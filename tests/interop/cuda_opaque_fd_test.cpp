@@ -201,12 +201,17 @@ int main() {
       const cl_int rc = mem ? clEnqueueFillBuffer(q->native(), *mem, &word, sizeof word, 0, bytes, 0, nullptr, nullptr)
                             : CL_INVALID_VALUE;
       check(rc == CL_SUCCESS, "a raw clEnqueueFillBuffer on native() between begin_native and end_native");
+      // edgemem's own write inside the bracket: the memory is held acquired, so it is not bracketed again.
+      const std::uint32_t first = 0x600DF00Du;
+      auto inner = q->write(*buf, 0, &first, sizeof first);
+      check(static_cast<bool>(inner), "Queue::write inside begin_native .. end_native");
       auto ended = q->end_native(*buf, Access::write);
       if (!ended) print_error("Queue::end_native", ended.error());
       auto synced = q->finish();
       if (!synced) print_error("Queue::finish after the native command", synced.error());
       CU_REQUIRE(cuMemcpyDtoH(back.data(), ptr, bytes));
-      check(all_equal(back, [&](std::size_t) { return word; }), "CUDA reads the raw fill");
+      check(all_equal(back, [&](std::size_t i) { return i == 0 ? first : word; }),
+            "CUDA reads the raw fill and edgemem's write made inside the bracket");
     }
 
     auto released = buf->release();
