@@ -80,7 +80,8 @@ class Buffer : public detail::Handle<detail::MemNode> {
   [[nodiscard]] static Result<Buffer> import(const Context& ctx, IpcHandle&& handle,
                                              MemFlags flags = MemFlags::read_write) noexcept;
   /// Allocates `bytes` bytes that export_handle() can hand to another process: a sealed memfd mapped
-  /// and used zero-copy (CL_MEM_USE_HOST_PTR). On the host backend and unified-memory devices only.
+  /// and used zero-copy (CL_MEM_USE_HOST_PTR), its pages reserved at once (fallocate: out_of_host_memory
+  /// here rather than a fault at the first write). On the host backend and unified-memory devices only.
   /// Errc: released (ctx), invalid_argument (bytes == 0, bad flags), out_of_range (bytes >
   /// info().max_alloc_bytes), unsupported (a device without unified memory, or no memfd on this
   /// system), out_of_host_memory, out_of_device_memory, backend_failure (memfd_create, ftruncate,

@@ -71,6 +71,11 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
       if (n == nullptr) return fail(Errc::released, "a buffer to pool is released");
       if (n->ctx != detail::node_of(ctx)) return fail(Errc::invalid_argument, "a buffer to pool belongs to another context");
       if (n->bytes != block_bytes) return fail(Errc::invalid_argument, "the buffers to pool differ in size");
+      for (std::size_t j = 0; j < i; ++j) {  // two blocks over one byte would be handed out as two
+        const MemNode* m = detail::node_of(source.buffers[j]);
+        if (m->root == n->root && m->origin < n->origin + block_bytes && n->origin < m->origin + block_bytes)
+          return fail(Errc::invalid_argument, "two buffers to pool share bytes");
+      }
     }
   }
 

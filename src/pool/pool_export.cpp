@@ -46,10 +46,16 @@ Result<BlockDescriptor> describe_block(const Buffer& block, std::uint32_t index)
 }
 
 namespace {
-/// True when the pool's blocks are one allocation, back to back (not made over separate buffers).
+/// True when the pool's blocks are one allocation, block i at i * block_bytes (as init() carves it;
+/// not a pool made over separate buffers or over views of one in another order).
 bool one_allocation(const Buffer* blocks, std::size_t block_bytes, std::size_t count) noexcept {
   const MemNode* first = node_of(blocks[0]);
-  return blocks[0].shares_root_with(blocks[count - 1]) && first->root->bytes == block_bytes * count;
+  if (first->root->bytes != block_bytes * count) return false;
+  for (std::size_t i = 0; i < count; ++i) {
+    const MemNode* n = node_of(blocks[i]);
+    if (n->root != first->root || n->origin != i * block_bytes) return false;
+  }
+  return true;
 }
 }  // namespace
 
@@ -65,7 +71,10 @@ template <class Threads>
 Result<BlockDescriptor> PoolCore<Threads>::descriptor(const PooledBuffer& b) const noexcept {
   if (count_ == 0 || !b.valid()) return fail(Errc::released, "pool is not initialised, or the block is empty");
   if (!owns(b)) return fail(Errc::invalid_argument, "not a block of this pool");
-  if (!one_allocation(blocks(), block_bytes_, count_))
+  // O(1) per frame: this block where init() carves it, in the one allocation (export_handle checks all).
+  const MemNode* n = node_of(b.buffer());
+  if (!b.buffer().shares_root_with(blocks()[0]) || n->origin != b.slot() * block_bytes_ ||
+      n->root->bytes != block_bytes_ * count_)
     return fail(Errc::unsupported, "a pool made over separate buffers is not exported as one");
   return describe_block(b.buffer(), b.slot());
 }

@@ -111,6 +111,19 @@ TEST_CASE("pool export: what is not an exportable pool says so") {
   FixedPool<2> over;
   REQUIRE_OK(over.init_over(f.ctx, f.q, imports.buffers.data(), 2, 4096));
   CHECK_ERRC(over.export_handle(), Errc::unsupported);
+  // Nor is one over views of one exportable buffer in another order than init() carves.
+  auto whole = Buffer::create_exportable(f.ctx, 2 * 4096);
+  REQUIRE_OK(whole);
+  auto v1 = whole->sub(4096, 4096), v0 = whole->sub(0, 4096);
+  REQUIRE_OK(v1);
+  REQUIRE_OK(v0);
+  Buffer swapped[2] = {std::move(*v1), std::move(*v0)};
+  FixedPool<2> reordered;
+  REQUIRE_OK(reordered.init_over(f.ctx, f.q, swapped, 2, 4096));
+  CHECK_ERRC(reordered.export_handle(), Errc::unsupported);
+  auto rb = reordered.acquire();
+  REQUIRE_OK(rb);
+  CHECK_ERRC(reordered.descriptor(*rb), Errc::unsupported);
 }
 
 TEST_CASE("pool export: a FrameRing is exported once and its frames described") {
@@ -199,6 +212,16 @@ TEST_CASE("pool over buffers: bad buffer sets get their Errc and leave the pool 
   emt::OtherContext other(8192);
   Buffer mixed[2] = {std::move(with_hole[0]), std::move(other.buf)};
   CHECK_ERRC(pool.init_over(f.ctx, f.q, mixed, 2, 8192), Errc::invalid_argument);
+  // Two buffers over the same bytes would be one block handed out twice.
+  auto big = Buffer::import(f.ctx, ExternalMemory::memfd(imports.fds[0], 0, 8192));
+  REQUIRE_OK(big);
+  Buffer same[2];
+  auto s0 = big->sub(0, 8192), s1 = big->sub(0, 8192);
+  REQUIRE_OK(s0);
+  REQUIRE_OK(s1);
+  same[0] = std::move(*s0);
+  same[1] = std::move(*s1);
+  CHECK_ERRC(pool.init_over(f.ctx, f.q, same, 2, 8192), Errc::invalid_argument);
   CHECK(pool.capacity() == 0);
   CHECK_ERRC(pool.acquire(), Errc::released);
   REQUIRE_OK(pool.init_over(f.ctx, f.q, imports.buffers.data(), 3, 8192));
