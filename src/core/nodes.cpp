@@ -93,7 +93,7 @@ void unref(MemNode* n) noexcept {
     } else {
       // Foreign memory (an import's mapping) goes right after the native object, so first every
       // command that may still reach it must be done (clReleaseMemObject alone would defer).
-      if (n->external != nullptr) wait_pending(n->pending);
+      if (n->external != nullptr) wait_pending(n->pending, n->ctx);
       if (!n->borrowed) Backend::mem_release(n->native);
     }
     if (n->external != nullptr) n->external->release(n->external);

@@ -135,12 +135,16 @@ void forget_completed(const QueueNode* queue, const MemUse& use) noexcept {
 
 PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); }
 
-void wait_pending(PendingTable* table) noexcept {
+void wait_pending(PendingTable* table, ContextNode* ctx) noexcept {
   if (table == nullptr) return;
   for (std::size_t i = 0; i < table->count.load(std::memory_order_relaxed); ++i) {
     PendingCommand& e = table->entries[i];
     auto event = event_of(e);
-    if (!event || !Backend::event_wait(*event)) (void)Backend::queue_finish(e.queue->native);
+    const Result<void> waited = event ? Backend::event_wait(*event) : Result<void>(fail(event.error()));
+    if (!waited) {
+      report_dropped(ctx, waited.error());
+      (void)Backend::queue_finish(e.queue->native);  // waits for the command all the same
+    }
   }
 }
 

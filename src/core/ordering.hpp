@@ -93,7 +93,8 @@ PendingTable* make_pending_table() noexcept;
 
 /// Waits for every command the table still records (its event, or a marker on its queue; the queue's
 /// finish when neither can be had): before memory the root only borrows (an import's mapping) goes.
-void wait_pending(PendingTable* table) noexcept;
+/// Runs in a destructor: a failure is counted on `ctx` (Context::unreported_errors()).
+void wait_pending(PendingTable* table, ContextNode* ctx) noexcept;
 
 /// Releases every event of the table and the table itself (the root is being destroyed).
 void destroy_pending_table(PendingTable* table) noexcept;
