@@ -436,7 +436,7 @@ TEST_CASE("dlpack: from_dlpack refuses bad tensors and leaves them the caller's"
   bad([](Producer& p) { p.shape[0] = std::int64_t{1} << 62; p.t.dl_tensor.dtype = DLDataType{kDLFloat, 64, 1}; },
       Errc::out_of_range);
   const std::size_t max_alloc = f.ctx.info().max_alloc_bytes;
-  if (max_alloc < (std::size_t{1} << 40)) {
+  if (static_cast<std::uint64_t>(max_alloc) < (std::uint64_t{1} << 40)) {  // (64-bit math: armhf's size_t)
     bad([&](Producer& p) { p.shape[0] = static_cast<std::int64_t>(max_alloc / 1024 + 1); }, Errc::out_of_range);
   }
   bad([](Producer&) {}, Errc::invalid_argument, MemFlags::read_only | MemFlags::write_only);
