@@ -143,7 +143,7 @@ Result<Host::NativeQueue> Host::queue_adopt(const NativeContext&, NativeQueue q,
   return fail(Errc::unsupported, "the host backend has no native objects made elsewhere to adopt");
 }
 
-Result<void> Host::mem_adopt(const NativeContext&, NativeMem mem, AdoptMode, AdoptedMem&) noexcept {
+Result<void> Host::mem_adopt(const NativeContext&, NativeMem& mem, AdoptMode, AdoptedMem&) noexcept {
   if (mem.data == nullptr) return fail(Errc::invalid_argument, "adopt needs a native memory object");
   return fail(Errc::unsupported, "the host backend has no native objects made elsewhere to adopt");
 }

@@ -104,7 +104,7 @@ Result<T> mem_info(cl_mem mem, cl_mem_info param) noexcept {
 
 }  // namespace
 
-Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem mem, AdoptMode mode, AdoptedMem& out) noexcept {
+Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMode mode, AdoptedMem& out) noexcept {
   if (mem == nullptr) return fail(Errc::invalid_argument, "adopt needs a cl_mem");
   EDGEMEM_TRY_ASSIGN(const cl_mem_object_type type, mem_info<cl_mem_object_type>(mem, CL_MEM_TYPE));
   if (type != CL_MEM_OBJECT_BUFFER) return fail(Errc::unsupported, "only buffers can be adopted as an edgemem Buffer");

@@ -1,11 +1,12 @@
 /// @file contract/active.hpp  The backend the library calls: the one Meson built
 /// (backends/<memory_backend>/backend.hpp, found through the include path), checked against the
-/// contract, behind fault points when the Meson option fault_injection is on (tests only).
+/// contract, completed with `unsupported` answers for the optional groups it lacks (completed.hpp), behind fault points when the Meson option fault_injection is on (tests only).
 #pragma once
 #include <edgemem/config.hpp>
 
 #include "backend.hpp"
 #include "contract/backend_contract.hpp"
+#include "contract/completed.hpp"
 
 static_assert(edgemem::contract::CheckBackend<edgemem::backend::Selected>::ok,
               "the selected backend does not meet the contract");
@@ -13,12 +14,12 @@ static_assert(edgemem::contract::CheckBackend<edgemem::backend::Selected>::ok,
 #if EDGEMEM_FAULT_INJECTION
 #include "contract/fault_injecting.hpp"
 namespace edgemem::backend {
-/// The backend the library calls: Selected behind fault points.
-using Active = FaultInjecting<Selected>;
+/// The backend the library calls: Selected (its missing optional groups answering unsupported) behind fault points.
+using Active = FaultInjecting<CompletedIfNeeded<Selected>>;
 }  // namespace edgemem::backend
 #else
 namespace edgemem::backend {
-/// The backend the library calls.
-using Active = Selected;
+/// The backend the library calls: Selected, its missing optional groups answering unsupported.
+using Active = CompletedIfNeeded<Selected>;
 }  // namespace edgemem::backend
 #endif

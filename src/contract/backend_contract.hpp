@@ -44,7 +44,8 @@
 ///   sub-buffers are views and ask for one only when the user needs the native handle, and for pool
 ///   blocks at init()). Errc: misaligned, out_of_host_memory.
 /// - mem_adopt(ctx, mem, mode, out): describes a memory object made elsewhere into `out`, taking a
-///   reference when mode is retain. Errc: invalid_argument (null, other context), unsupported (not a buffer).
+///   reference when mode is retain; it may complete `mem` itself (CUDA: the kind and host address of a
+///   device pointer), and the common layer keeps the completed handle. Errc: invalid_argument (null, other context), unsupported (not a buffer).
 /// - mem_release(mem): drops a memory object from mem_create, mem_sub or a retained mem_adopt.
 /// - write, read (host <-> mem at offset), fill (a pattern of 1..DeviceInfo::caps.max_fill_pattern_bytes
 ///   bytes, a power of two, repeated), copy (mem -> mem, ranges not overlapping), write_rect,
@@ -142,7 +143,7 @@
   X(buffer, mem_sub, before, out_of_host_memory, Result<NativeMem>,                                            \
     (const NativeMem& root, std::size_t origin, std::size_t bytes, MemFlags flags))                             \
   X(buffer, mem_adopt, before, out_of_host_memory, Result<void>,                                               \
-    (const NativeContext& ctx, NativeMem mem, AdoptMode mode, AdoptedMem& out))                                 \
+    (const NativeContext& ctx, NativeMem & mem, AdoptMode mode, AdoptedMem& out))                               \
   X(buffer, mem_release, never, released, void, (NativeMem & mem))                                             \
   X(buffer, write, before, out_of_device_memory, Result<void>,                                                 \
     (NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,               \

@@ -1,0 +1,86 @@
+// The one place the CUDA backend includes cuda.h: the driver API entry points edgemem uses, loaded
+// from libcuda.so.1 at run time (cu_driver.cpp), and small helpers shared by the backend's sources.
+// Nothing links against libcuda or libcudart: a binary built with -Dmemory_backend=cuda starts on a
+// machine without the NVIDIA driver, and Context::create answers unsupported there.
+#pragma once
+#include <cuda.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "backend.hpp"
+
+static_assert(sizeof(CUdeviceptr) == sizeof(std::uint64_t), "the CUDA backend needs a 64-bit CUdeviceptr (64-bit targets)");
+
+/// The driver entry points, by their cuda.h names (the macros there pick the current ABI version,
+/// e.g. cuMemAlloc is cuMemAlloc_v2; the loader looks up the expanded name).
+#define EDGEMEM_CUDA_ENTRY_POINTS(X)                                                                           \
+  X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)     \
+  X(cuDeviceGetAttribute) X(cuDeviceTotalMem) X(cuDeviceGetUuid) X(cuDevicePrimaryCtxRetain)                  \
+  X(cuDevicePrimaryCtxRelease) X(cuCtxGetCurrent) X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuCtxPushCurrent)   \
+  X(cuCtxPopCurrent) X(cuCtxSynchronize) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamWaitEvent)        \
+  X(cuStreamGetCtx) X(cuStreamGetFlags) X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord)                   \
+  X(cuEventSynchronize) X(cuEventQuery) X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemFreeHost)        \
+  X(cuMemAllocManaged) X(cuMemHostRegister) X(cuMemHostUnregister) X(cuMemHostGetDevicePointer)              \
+  X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemcpy2DAsync) X(cuMemcpy3DAsync)       \
+  X(cuMemsetD8Async) X(cuMemsetD16Async) X(cuMemsetD32Async) X(cuMemPrefetchAsync) X(cuPointerGetAttribute)  \
+  X(cuMemGetAddressRange)
+
+namespace edgemem::backend::cu {
+
+/// The loaded entry points (members named as cuda.h's macros expand, called as driver().cuMemAlloc(...)).
+struct Driver {
+#define EDGEMEM_CUDA_MEMBER_(fn) decltype(&::fn) fn = nullptr;
+  EDGEMEM_CUDA_ENTRY_POINTS(EDGEMEM_CUDA_MEMBER_)
+#undef EDGEMEM_CUDA_MEMBER_
+};
+
+/// The driver, loaded and initialised (cuInit) once per process. Errc: unsupported when libcuda.so.1
+/// cannot be loaded or lacks an entry point (the message says which), or cuInit's answer; a machine with
+/// the driver and no device gives the Driver (the census counts 0 devices).
+[[nodiscard]] Result<const Driver*> load() noexcept;
+
+/// The loaded driver; only after load() succeeded (every operation but the census runs after it).
+const Driver& driver() noexcept;
+
+/// The Error of a failed driver call: the mapped Errc, `status` as native, the driver's name for it.
+[[nodiscard]] Error to_error(CUresult status) noexcept;
+
+/// to_error(status) as a failed Result.
+[[nodiscard]] inline Failure fail_cu(CUresult status) noexcept { return fail(to_error(status)); }
+
+/// Success when `status` is CUDA_SUCCESS, else fail_cu(status).
+[[nodiscard]] inline Result<void> check(CUresult status) noexcept {
+  if (status == CUDA_SUCCESS) return {};
+  return fail_cu(status);
+}
+
+/// Makes `ctx` the calling thread's current context (nothing when it already is). Errc: as the driver answers.
+[[nodiscard]] Result<void> bind(CUcontext ctx) noexcept;
+
+/// The CUdeviceptr of a NativeMem's byte `offset`.
+inline CUdeviceptr at(const Cuda::NativeMem& mem, std::size_t offset) noexcept {
+  return static_cast<CUdeviceptr>(mem.device_ptr + offset);
+}
+
+/// Makes q's stream wait for `sync.waits` (cuStreamWaitEvent each). Errc: as the driver answers.
+[[nodiscard]] Result<void> wait_for(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept;
+
+/// Finishes a command enqueued on q after wait_for: async (sync.out set) records a new event there;
+/// blocking waits for the stream. Errc: out_of_host_memory (no event record), backend_failure (the
+/// command failed), or the driver's answer.
+[[nodiscard]] Result<void> complete(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept;
+
+/// Runs `enqueue(stream)` on q under `sync`: binds q's context, waits, enqueues, completes.
+template <class Enqueue>
+[[nodiscard]] Result<void> submit(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync, Enqueue&& enqueue) noexcept {
+  EDGEMEM_TRY(bind(q.context));
+  EDGEMEM_TRY(wait_for(q, sync));
+  EDGEMEM_TRY(check(enqueue(q.stream)));
+  return complete(q, sync);
+}
+
+/// A new event recorded on q's stream now (reference count 1). Errc: out_of_host_memory, or the driver's answer.
+[[nodiscard]] Result<Cuda::NativeEvent> record(const Cuda::NativeQueue& q) noexcept;
+
+}  // namespace edgemem::backend::cu

@@ -1,0 +1,95 @@
+// CUDA backend: loading the driver (libcuda.so.1) at run time, error translation, the current context.
+#include <dlfcn.h>
+
+#include "cu.hpp"
+
+namespace edgemem::backend::cu {
+
+namespace {
+
+#define EDGEMEM_CUDA_STR2_(x) #x
+#define EDGEMEM_CUDA_STR_(x) EDGEMEM_CUDA_STR2_(x)
+
+struct Loaded {
+  Driver driver{};
+  Error error{Errc::unsupported, 0, ""};  // code unsupported with an empty message: not loaded yet
+  bool ok = false;
+};
+
+Loaded load_once() noexcept {
+  Loaded l;
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    l.error = Error{Errc::unsupported, 0,
+                    "CUDA backend: the NVIDIA driver library libcuda.so.1 could not be loaded (no NVIDIA driver "
+                    "installed, or not on the loader's path)"};
+    return l;
+  }
+  // Never closed: the driver's error names (cuGetErrorName) and every handle live as long as the process.
+#define EDGEMEM_CUDA_LOOKUP_(fn)                                                                        \
+  l.driver.fn = reinterpret_cast<decltype(l.driver.fn)>(dlsym(lib, EDGEMEM_CUDA_STR_(fn)));          \
+  if (l.driver.fn == nullptr) {                                                                       \
+    l.error = Error{Errc::unsupported, 0,                                                              \
+                    "CUDA backend: libcuda.so.1 lacks " EDGEMEM_CUDA_STR_(fn) " (the driver is older than CUDA 12.2)"}; \
+    return l;                                                                                         \
+  }
+  EDGEMEM_CUDA_ENTRY_POINTS(EDGEMEM_CUDA_LOOKUP_)
+#undef EDGEMEM_CUDA_LOOKUP_
+  const CUresult init = l.driver.cuInit(0);
+  if (init != CUDA_SUCCESS && init != CUDA_ERROR_NO_DEVICE) {
+    l.error = Error{Errc::unsupported, static_cast<std::int32_t>(init),
+                    "CUDA backend: cuInit failed (the driver is installed but not usable: Error::native holds the CUresult)"};
+    return l;
+  }
+  l.ok = true;
+  return l;
+}
+
+const Loaded& loaded() noexcept {
+  static const Loaded l = load_once();
+  return l;
+}
+
+struct Mapping {
+  CUresult status;
+  Errc code;
+};
+
+constexpr Mapping kMap[] = {
+    {CUDA_ERROR_OUT_OF_MEMORY, Errc::out_of_device_memory},
+    {CUDA_ERROR_INVALID_VALUE, Errc::invalid_argument},
+    {CUDA_ERROR_INVALID_HANDLE, Errc::invalid_argument},
+    {CUDA_ERROR_INVALID_CONTEXT, Errc::invalid_argument},
+    {CUDA_ERROR_INVALID_DEVICE, Errc::invalid_argument},
+    {CUDA_ERROR_NOT_SUPPORTED, Errc::unsupported},
+    {CUDA_ERROR_NO_DEVICE, Errc::unsupported},
+    {CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, Errc::overlap},
+};
+
+}  // namespace
+
+Result<const Driver*> load() noexcept {
+  const Loaded& l = loaded();
+  if (!l.ok) return fail(l.error);
+  return &l.driver;
+}
+
+const Driver& driver() noexcept { return loaded().driver; }
+
+Error to_error(CUresult status) noexcept {
+  Errc code = Errc::backend_failure;
+  for (const Mapping& m : kMap)
+    if (m.status == status) code = m.code;
+  const char* name = nullptr;
+  if (loaded().ok && driver().cuGetErrorName(status, &name) != CUDA_SUCCESS) name = nullptr;
+  return Error{code, static_cast<std::int32_t>(status), name != nullptr ? name : "CUDA driver error (Error::native holds the CUresult)"};
+}
+
+Result<void> bind(CUcontext ctx) noexcept {
+  CUcontext current = nullptr;
+  EDGEMEM_TRY(check(driver().cuCtxGetCurrent(&current)));
+  if (current == ctx) return {};
+  return check(driver().cuCtxSetCurrent(ctx));
+}
+
+}  // namespace edgemem::backend::cu

@@ -1,0 +1,211 @@
+// CUDA backend: memory objects (device, pinned, managed, registered caller memory, sub-objects as
+// pointer offsets, adopted pointers) and maps (zero-copy where the host reaches the memory, else
+// through pinned staging).
+#include <cstring>
+
+#include "cu.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+
+constexpr unsigned kHostAllocFlags = CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE;
+
+Result<int> device_attribute(int device, CUdevice_attribute a) noexcept {
+  int v = 0;
+  EDGEMEM_TRY(cu::check(cu::driver().cuDeviceGetAttribute(&v, a, static_cast<CUdevice>(device))));
+  return v;
+}
+
+/// Pinned, mapped host memory of `bytes` (Storage::host, and every storage on an integrated GPU,
+/// whose memory is the host's).
+Result<Cuda::NativeMem> alloc_pinned(CUcontext ctx, std::size_t bytes) noexcept {
+  void* p = nullptr;
+  EDGEMEM_TRY(cu::check(cu::driver().cuMemHostAlloc(&p, bytes, kHostAllocFlags)));
+  CUdeviceptr d = 0;
+  const CUresult status = cu::driver().cuMemHostGetDevicePointer(&d, p, 0);
+  if (status != CUDA_SUCCESS) {
+    (void)cu::driver().cuMemFreeHost(p);
+    return cu::fail_cu(status);
+  }
+  return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::pinned};
+}
+
+/// Caller memory registered for the device (Buffer::wrap). Memory another wrap has registered already
+/// is used through that registration (borrowed: the first wrap's release unregisters it).
+Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes) noexcept {
+  const CUresult reg = cu::driver().cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
+  if (reg != CUDA_SUCCESS && reg != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) return cu::fail_cu(reg);
+  CUdeviceptr d = 0;
+  const CUresult status = cu::driver().cuMemHostGetDevicePointer(&d, p, 0);
+  if (status != CUDA_SUCCESS) {
+    if (reg == CUDA_SUCCESS) (void)cu::driver().cuMemHostUnregister(p);
+    return cu::fail_cu(status);
+  }
+  return Cuda::NativeMem{d, p, bytes, ctx, reg == CUDA_SUCCESS ? CudaMemKind::registered : CudaMemKind::borrowed};
+}
+
+/// Frees what `mem` owns (its kind says how); nothing for borrowed memory.
+void free_native(const Cuda::NativeMem& mem) noexcept {
+  const cu::Driver& drv = cu::driver();
+  switch (mem.kind) {
+    case CudaMemKind::device:
+    case CudaMemKind::managed: (void)drv.cuMemFree(static_cast<CUdeviceptr>(mem.device_ptr)); break;
+    case CudaMemKind::pinned: (void)drv.cuMemFreeHost(mem.host); break;
+    case CudaMemKind::registered: (void)drv.cuMemHostUnregister(mem.host); break;
+    case CudaMemKind::borrowed:
+    case CudaMemKind::none: break;
+  }
+}
+
+Result<Cuda::NativeMem> allocate(const Cuda::NativeContext& ctx, const Cuda::MemDesc& desc) noexcept {
+  if (desc.use_host != nullptr) return register_host(ctx.context, desc.use_host, desc.bytes);
+  EDGEMEM_TRY_ASSIGN(const int integrated, device_attribute(ctx.device, CU_DEVICE_ATTRIBUTE_INTEGRATED));
+  if (desc.storage == Storage::host || (desc.storage == Storage::device && integrated != 0))
+    return alloc_pinned(ctx.context, desc.bytes);
+  CUdeviceptr d = 0;
+  if (desc.storage == Storage::shared) {
+    EDGEMEM_TRY(cu::check(cu::driver().cuMemAllocManaged(&d, desc.bytes, CU_MEM_ATTACH_GLOBAL)));
+    return Cuda::NativeMem{d, reinterpret_cast<void*>(static_cast<std::uintptr_t>(d)), desc.bytes, ctx.context,
+                           CudaMemKind::managed};
+  }
+  EDGEMEM_TRY(cu::check(cu::driver().cuMemAlloc(&d, desc.bytes)));
+  return Cuda::NativeMem{d, nullptr, desc.bytes, ctx.context, CudaMemKind::device};
+}
+
+}  // namespace
+
+Result<Cuda::NativeMem> Cuda::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
+  EDGEMEM_TRY(cu::bind(ctx.context));
+  EDGEMEM_TRY_ASSIGN(NativeMem mem, allocate(ctx, desc));
+  if (desc.copy_from == nullptr || desc.use_host != nullptr) return mem;
+  if (mem.host != nullptr) {
+    std::memcpy(mem.host, desc.copy_from, desc.bytes);
+    return mem;
+  }
+  CUresult status = cu::driver().cuMemcpyHtoDAsync(cu::at(mem, 0), desc.copy_from, desc.bytes, nullptr);
+  if (status == CUDA_SUCCESS) status = cu::driver().cuStreamSynchronize(nullptr);
+  if (status != CUDA_SUCCESS) {
+    free_native(mem);
+    return cu::fail_cu(status);
+  }
+  return mem;
+}
+
+Result<Cuda::NativeMem> Cuda::mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes, MemFlags) noexcept {
+  void* host = root.host != nullptr ? static_cast<std::byte*>(root.host) + origin : nullptr;
+  return NativeMem{root.device_ptr + origin, host, bytes, root.context, CudaMemKind::borrowed};
+}
+
+Result<void> Cuda::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMode mode, AdoptedMem& out) noexcept {
+  if (mem.device_ptr == 0) return fail(Errc::invalid_argument, "adopt needs a device pointer (NativeMem::device_ptr)");
+  EDGEMEM_TRY(cu::bind(ctx.context));
+  const cu::Driver& drv = cu::driver();
+  const CUdeviceptr ptr = static_cast<CUdeviceptr>(mem.device_ptr);
+  CUcontext owner = nullptr;
+  CUdeviceptr base = 0;
+  std::size_t range = 0;
+  if (drv.cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, ptr) != CUDA_SUCCESS ||
+      drv.cuMemGetAddressRange(&base, &range, ptr) != CUDA_SUCCESS)
+    return fail(Errc::invalid_argument, "the pointer is not memory the CUDA driver allocated");
+  if (owner != nullptr && owner != ctx.context) return fail(Errc::invalid_argument, "the memory belongs to another context");
+  const std::size_t left = static_cast<std::size_t>(base + range - ptr);
+  const std::size_t bytes = mem.bytes != 0 ? mem.bytes : left;
+  if (bytes > left) return fail(Errc::out_of_range, "NativeMem::bytes reaches past the end of the allocation");
+  unsigned memory_type = 0, managed = 0;
+  EDGEMEM_TRY(cu::check(drv.cuPointerGetAttribute(&memory_type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr)));
+  EDGEMEM_TRY(cu::check(drv.cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr)));
+  void* host = nullptr;
+  if (managed != 0) host = reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr));
+  else if (memory_type == CU_MEMORYTYPE_HOST) {
+    EDGEMEM_TRY(cu::check(drv.cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, ptr)));
+  }
+  CudaMemKind kind = CudaMemKind::borrowed;
+  if (mode == AdoptMode::retain) {
+    if (ptr != base) return fail(Errc::invalid_argument, "an owned pointer must be the start of its allocation");
+    if (managed == 0 && memory_type == CU_MEMORYTYPE_HOST)
+      return fail(Errc::unsupported, "host memory is adopted borrowed only (cuMemHostAlloc and registered memory look alike)");
+    kind = managed != 0 ? CudaMemKind::managed : CudaMemKind::device;
+  }
+  AdoptedMem a;
+  a.bytes = bytes;
+  a.storage = managed != 0 ? Storage::shared : memory_type == CU_MEMORYTYPE_HOST ? Storage::host : Storage::device;
+  a.flags = MemFlags::read_write;
+  out = a;
+  mem = NativeMem{ptr, host, bytes, ctx.context, kind};
+  return {};
+}
+
+void Cuda::mem_release(NativeMem& mem) noexcept {
+  if (mem.kind != CudaMemKind::borrowed && mem.kind != CudaMemKind::none && cu::bind(mem.context)) free_native(mem);
+  mem = NativeMem{};
+}
+
+namespace {
+
+/// The header before a staging map's bytes: what unmap needs to write them back.
+struct Staging {
+  std::size_t offset;  // bytes into the memory object
+  std::size_t bytes;   // mapped bytes
+  bool upload;         // write or write_discard: copied back at unmap
+};
+constexpr std::size_t kStagingHeader = 256;  // keeps the mapped bytes 256-byte aligned
+static_assert(sizeof(Staging) <= kStagingHeader, "the staging header fits");
+
+/// Waits for what managed memory needs before the host touches it: on a device without concurrent
+/// managed access, every stream of the context (no kernel may run while the host reaches it).
+Result<void> settle_managed(const Cuda::NativeMem& mem) noexcept {
+  if (mem.kind != CudaMemKind::managed) return {};
+  CUdevice d = 0;
+  EDGEMEM_TRY(cu::check(cu::driver().cuCtxGetDevice(&d)));
+  EDGEMEM_TRY_ASSIGN(const int concurrent, device_attribute(static_cast<int>(d), CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS));
+  if (concurrent != 0) return {};
+  return cu::check(cu::driver().cuCtxSynchronize());
+}
+
+}  // namespace
+
+Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset, std::size_t bytes,
+                               const CommandEvents& sync) noexcept {
+  EDGEMEM_TRY(cu::bind(q.context));
+  EDGEMEM_TRY(cu::wait_for(q, sync));
+  const cu::Driver& drv = cu::driver();
+  if (mem.host != nullptr) {  // zero-copy: the host reaches the bytes once the stream is done with them
+    EDGEMEM_TRY(cu::complete(q, CommandEvents{}));
+    EDGEMEM_TRY(settle_managed(mem));
+    return Mapped{static_cast<std::byte*>(mem.host) + offset, 0};
+  }
+  void* raw = nullptr;
+  EDGEMEM_TRY(cu::check(drv.cuMemHostAlloc(&raw, kStagingHeader + bytes, 0)));
+  auto* header = static_cast<Staging*>(raw);
+  *header = Staging{offset, bytes, access != Access::read};
+  std::byte* host = static_cast<std::byte*>(raw) + kStagingHeader;
+  CUresult status = CUDA_SUCCESS;
+  if (access != Access::write_discard) status = drv.cuMemcpyDtoHAsync(host, cu::at(mem, offset), bytes, q.stream);
+  auto done = status == CUDA_SUCCESS ? cu::complete(q, CommandEvents{}) : Result<void>(cu::fail_cu(status));
+  if (!done) {
+    (void)drv.cuMemFreeHost(raw);
+    return fail(done.error());
+  }
+  return Mapped{host, reinterpret_cast<std::uintptr_t>(raw)};
+}
+
+Result<void> Cuda::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& sync) noexcept {
+  EDGEMEM_TRY(cu::bind(q.context));
+  if (mapped.state == 0) return cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; });  // zero-copy: an ordering point
+  void* raw = reinterpret_cast<void*>(mapped.state);
+  const Staging header = *static_cast<const Staging*>(raw);
+  // The upload reads the staging bytes, so it is waited for before they are freed, even for an async unmap.
+  auto uploaded = cu::wait_for(q, sync);
+  if (uploaded && header.upload)
+    uploaded = cu::check(cu::driver().cuMemcpyHtoDAsync(cu::at(mem, header.offset), mapped.host, header.bytes, q.stream));
+  if (uploaded) uploaded = cu::complete(q, CommandEvents{});
+  (void)cu::driver().cuMemFreeHost(raw);
+  if (!uploaded) return uploaded;
+  if (sync.out != nullptr) {
+    EDGEMEM_TRY_ASSIGN(*sync.out, cu::record(q));
+  }
+  return {};
+}
+
+}  // namespace edgemem::backend
