@@ -20,8 +20,10 @@
 ///   memory through pinned staging (cuMemHostAlloc): read and write maps download, write_discard does
 ///   not; write and write_discard maps upload at unmap, which then waits for the upload;
 /// - migrate: cuMemPrefetchAsync for managed memory, an ordering point for the others;
-/// - adopt: a CUcontext must be a device's primary context; a CUstream of that context; a device
-///   pointer borrowed (nothing freed) or, with AdoptMode::retain, owned (freed as its kind says).
+/// - adopt: a CUcontext must be a device's primary context (retain takes a primary-context reference);
+///   a CUstream of that context and a device pointer (any kind: device, pinned, managed, registered)
+///   are never destroyed or freed by edgemem: CUDA gives them no reference count, so AdoptMode::retain
+///   and borrow both leave them to their maker, who keeps them alive while edgemem uses them.
 /// Images and SVM are not in this backend: the capabilities say no, and every call answers unsupported.
 #pragma once
 #include "contract/backend_contract.hpp"

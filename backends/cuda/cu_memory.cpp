@@ -120,19 +120,13 @@ Result<void> Cuda::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMode
   else if (memory_type == CU_MEMORYTYPE_HOST) {
     EDGEMEM_TRY(cu::check(drv.cuPointerGetAttribute(&host, CU_POINTER_ATTRIBUTE_HOST_POINTER, ptr)));
   }
-  CudaMemKind kind = CudaMemKind::borrowed;
-  if (mode == AdoptMode::retain) {
-    if (ptr != base) return fail(Errc::invalid_argument, "an owned pointer must be the start of its allocation");
-    if (managed == 0 && memory_type == CU_MEMORYTYPE_HOST)
-      return fail(Errc::unsupported, "host memory is adopted borrowed only (cuMemHostAlloc and registered memory look alike)");
-    kind = managed != 0 ? CudaMemKind::managed : CudaMemKind::device;
-  }
+  (void)mode;  // device memory has no reference count: retain and borrow both leave it to its maker
   AdoptedMem a;
   a.bytes = bytes;
   a.storage = managed != 0 ? Storage::shared : memory_type == CU_MEMORYTYPE_HOST ? Storage::host : Storage::device;
   a.flags = MemFlags::read_write;
   out = a;
-  mem = NativeMem{ptr, host, bytes, ctx.context, kind};
+  mem = NativeMem{ptr, host, bytes, ctx.context, CudaMemKind::borrowed};
   return {};
 }
 

@@ -63,23 +63,22 @@ Result<Cuda::NativeQueue> Cuda::queue_create(const NativeContext& ctx) noexcept 
   EDGEMEM_TRY(cu::bind(ctx.context));
   CUstream s = nullptr;
   EDGEMEM_TRY(cu::check(cu::driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)));
-  return NativeQueue{s, ctx.context};
+  return NativeQueue{s, ctx.context, true};
 }
 
 Result<Cuda::NativeQueue> Cuda::queue_adopt(const NativeContext& ctx, NativeQueue q, AdoptMode mode) noexcept {
   if (q.stream == nullptr)
     return fail(Errc::invalid_argument, "adopt needs a CUstream (the legacy default stream 0 is not an edgemem queue)");
-  if (mode == AdoptMode::retain)
-    return fail(Errc::unsupported, "a CUstream has no reference count: adopt it with AdoptMode::borrow");
+  (void)mode;  // a CUstream has no reference count: retain and borrow both leave it to its maker
   EDGEMEM_TRY(cu::bind(ctx.context));
   CUcontext owner = nullptr;
   EDGEMEM_TRY(cu::check(cu::driver().cuStreamGetCtx(q.stream, &owner)));
   if (owner != ctx.context) return fail(Errc::invalid_argument, "the CUstream belongs to another context");
-  return NativeQueue{q.stream, ctx.context};
+  return NativeQueue{q.stream, ctx.context, false};
 }
 
 void Cuda::queue_release(NativeQueue q) noexcept {
-  if (q.stream == nullptr) return;
+  if (q.stream == nullptr || !q.owned) return;
   if (cu::bind(q.context)) (void)cu::driver().cuStreamDestroy(q.stream);
 }
 

@@ -31,6 +31,7 @@ struct NativeContext {
 struct NativeQueue {
   CUstream_st* stream = nullptr;  ///< CUstream (never the legacy default stream 0)
   CUctx_st* context = nullptr;    ///< CUcontext of the stream
+  bool owned = false;             ///< true when edgemem made the stream (and destroys it); ignored by adopt
   /// Same stream.
   friend bool operator==(const NativeQueue& a, const NativeQueue& b) noexcept {
     return a.stream == b.stream && a.context == b.context;
@@ -51,7 +52,7 @@ enum class CudaMemKind : std::uint8_t {
 
 /// Native memory handle: a device address and, when the host can reach the bytes, their host address.
 /// To adopt a pointer made elsewhere, set `device_ptr`, `bytes` (0: to the end of its allocation) and
-/// leave the rest; edgemem learns the kind and the host address from cuPointerGetAttribute.
+/// leave the rest; edgemem learns the host address from cuPointerGetAttribute and never frees it.
 struct NativeMem {
   std::uint64_t device_ptr = 0;   ///< CUdeviceptr of the first byte
   void* host = nullptr;           ///< host address of the first byte (pinned, managed, registered), else null

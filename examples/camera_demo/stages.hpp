@@ -1,7 +1,7 @@
 // The processing stages of camera_demo, on the consumer queue: NV12 -> RGBA (BT.601 limited range),
 // a Sobel edge detector drawing an overlay (edges over the dimmed picture), and a 2x downscale of the
 // overlay into an output buffer (a FixedPool block). opencl_stages.cpp runs them as OpenCL kernels built
-// at run time through the raw C API on native() handles; host_stages.cpp runs the same arithmetic in
+// at run time through the raw C API on native() handles; host_stages.cpp (host and CUDA backends) runs the same arithmetic in
 // C++ through maps and the software sampler. Both give the same picture within float rounding.
 //
 // Where the device has images with RGBA unorm_int8 for reading and for writing, the RGB frame and the
@@ -76,7 +76,7 @@ class Stages {
   edgemem::Image rgb_img_, overlay_img_;  // images path
   edgemem::Buffer rgb_buf_, overlay_buf_;  // buffers path
   edgemem::Sampler nearest_, linear_;      // images path
-#if EDGEMEM_BACKEND_HOST
+#if EDGEMEM_BACKEND_HOST || EDGEMEM_BACKEND_CUDA
   std::vector<float> luma_;                // three rows of luma for Sobel, sized at init()
 #endif
 #if EDGEMEM_BACKEND_OPENCL
