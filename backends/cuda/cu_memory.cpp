@@ -31,18 +31,28 @@ Result<Cuda::NativeMem> alloc_pinned(CUcontext ctx, std::size_t bytes) noexcept 
   return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::pinned};
 }
 
-/// Caller memory registered for the device (Buffer::wrap). Memory another wrap has registered already
-/// is used through that registration (borrowed: the first wrap's release unregisters it).
+/// Caller memory for the device (Buffer::wrap): registered with cuMemHostRegister (zero-copy). Memory
+/// the driver will not register (pages of it registered already by another wrap, memory it cannot pin)
+/// is shadowed: device memory with the caller's bytes, synchronised at map and unmap, as OpenCL's
+/// CL_MEM_USE_HOST_PTR is on a device with its own copy.
 Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes) noexcept {
-  const CUresult reg = cu::driver().cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
-  if (reg != CUDA_SUCCESS && reg != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) return cu::fail_cu(reg);
+  const cu::Driver& drv = cu::driver();
+  const CUresult reg = drv.cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
+  if (reg == CUDA_ERROR_OUT_OF_MEMORY) return cu::fail_cu(reg);
   CUdeviceptr d = 0;
-  const CUresult status = cu::driver().cuMemHostGetDevicePointer(&d, p, 0);
+  if (reg == CUDA_SUCCESS) {
+    const CUresult status = drv.cuMemHostGetDevicePointer(&d, p, 0);
+    if (status == CUDA_SUCCESS) return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::registered};
+    (void)drv.cuMemHostUnregister(p);
+  }
+  EDGEMEM_TRY(cu::check(drv.cuMemAlloc(&d, bytes)));
+  CUresult status = drv.cuMemcpyHtoDAsync(d, p, bytes, nullptr);
+  if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(nullptr);
   if (status != CUDA_SUCCESS) {
-    if (reg == CUDA_SUCCESS) (void)cu::driver().cuMemHostUnregister(p);
+    (void)drv.cuMemFree(d);
     return cu::fail_cu(status);
   }
-  return Cuda::NativeMem{d, p, bytes, ctx, reg == CUDA_SUCCESS ? CudaMemKind::registered : CudaMemKind::borrowed};
+  return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::shadowed};
 }
 
 /// Frees what `mem` owns (its kind says how); nothing for borrowed memory.
@@ -50,6 +60,7 @@ void free_native(const Cuda::NativeMem& mem) noexcept {
   const cu::Driver& drv = cu::driver();
   switch (mem.kind) {
     case CudaMemKind::device:
+    case CudaMemKind::shadowed:
     case CudaMemKind::managed: (void)drv.cuMemFree(static_cast<CUdeviceptr>(mem.device_ptr)); break;
     case CudaMemKind::pinned: (void)drv.cuMemFreeHost(mem.host); break;
     case CudaMemKind::registered: (void)drv.cuMemHostUnregister(mem.host); break;
@@ -144,6 +155,11 @@ struct Staging {
   bool upload;         // write or write_discard: copied back at unmap
 };
 constexpr std::size_t kStagingHeader = 256;  // keeps the mapped bytes 256-byte aligned
+// Mapped::state of a shadowed map: the mapped length shifted left by 2, its low bits saying whether
+// unmap uploads (a staging address, page aligned, has both low bits clear).
+constexpr std::uintptr_t kShadowUpload = 1;
+constexpr std::uintptr_t kShadowRead = 2;
+constexpr std::uintptr_t kShadowBits = 3;
 static_assert(sizeof(Staging) <= kStagingHeader, "the staging header fits");
 
 /// Waits for what managed memory needs before the host touches it: on a device without concurrent
@@ -164,6 +180,15 @@ Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access acces
   EDGEMEM_TRY(cu::bind(q.context));
   EDGEMEM_TRY(cu::wait_for(q, sync));
   const cu::Driver& drv = cu::driver();
+  if (mem.kind == CudaMemKind::shadowed) {  // the caller's memory is the mapping: refreshed unless discarded
+    CUresult status = CUDA_SUCCESS;
+    if (access != Access::write_discard)
+      status = drv.cuMemcpyDtoHAsync(static_cast<std::byte*>(mem.host) + offset, cu::at(mem, offset), bytes, q.stream);
+    EDGEMEM_TRY(cu::check(status));
+    EDGEMEM_TRY(cu::complete(q, CommandEvents{}));
+    return Mapped{static_cast<std::byte*>(mem.host) + offset,
+                  (static_cast<std::uintptr_t>(bytes) << 2) | (access != Access::read ? kShadowUpload : kShadowRead)};
+  }
   if (mem.host != nullptr) {  // zero-copy: the host reaches the bytes once the stream is done with them
     EDGEMEM_TRY(cu::complete(q, CommandEvents{}));
     EDGEMEM_TRY(settle_managed(mem));
@@ -186,15 +211,22 @@ Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access acces
 
 Result<void> Cuda::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& sync) noexcept {
   EDGEMEM_TRY(cu::bind(q.context));
-  if (mapped.state == 0) return cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; });  // zero-copy: an ordering point
-  void* raw = reinterpret_cast<void*>(mapped.state);
-  const Staging header = *static_cast<const Staging*>(raw);
-  // The upload reads the staging bytes, so it is waited for before they are freed, even for an async unmap.
+  const std::uintptr_t shadow = mapped.state & kShadowBits;
+  if (mapped.state == 0 || shadow == kShadowRead)  // nothing to write back: an ordering point
+    return cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; });
+  void* staging = shadow == 0 ? reinterpret_cast<void*>(mapped.state) : nullptr;
+  const Staging header =
+      staging != nullptr
+          ? *static_cast<const Staging*>(staging)
+          : Staging{static_cast<std::size_t>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host)),
+                    static_cast<std::size_t>(mapped.state >> 2), true};
+  // The upload reads the mapped bytes, so it has completed when unmap returns, async or not: staging
+  // is freed, and the caller may write a shadowed wrap's memory again at once.
   auto uploaded = cu::wait_for(q, sync);
   if (uploaded && header.upload)
     uploaded = cu::check(cu::driver().cuMemcpyHtoDAsync(cu::at(mem, header.offset), mapped.host, header.bytes, q.stream));
   if (uploaded) uploaded = cu::complete(q, CommandEvents{});
-  (void)cu::driver().cuMemFreeHost(raw);
+  if (staging != nullptr) (void)cu::driver().cuMemFreeHost(staging);
   if (!uploaded) return uploaded;
   if (sync.out != nullptr) {
     EDGEMEM_TRY_ASSIGN(*sync.out, cu::record(q));

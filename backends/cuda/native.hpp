@@ -47,6 +47,9 @@ enum class CudaMemKind : std::uint8_t {
   pinned,      ///< cuMemHostAlloc, mapped and portable (Storage::host): freed with cuMemFreeHost
   managed,     ///< cuMemAllocManaged (Storage::shared): freed with cuMemFree
   registered,  ///< caller memory registered with cuMemHostRegister (wrap): unregistered, never freed
+  /// caller memory the driver would not register (pages another wrap has registered): device memory
+  /// (cuMemAlloc, freed) holds the bytes, `host` the caller memory, synchronised at map and unmap
+  shadowed,
   borrowed,    ///< memory edgemem does not own (a sub-object, or an adopted pointer borrowed): nothing
 };
 
@@ -55,7 +58,7 @@ enum class CudaMemKind : std::uint8_t {
 /// leave the rest; edgemem learns the host address from cuPointerGetAttribute and never frees it.
 struct NativeMem {
   std::uint64_t device_ptr = 0;   ///< CUdeviceptr of the first byte
-  void* host = nullptr;           ///< host address of the first byte (pinned, managed, registered), else null
+  void* host = nullptr;           ///< host address of the first byte (pinned, managed, registered, shadowed), else null
   std::size_t bytes = 0;          ///< size in bytes
   CUctx_st* context = nullptr;    ///< CUcontext the memory belongs to
   CudaMemKind kind = CudaMemKind::none;  ///< what releasing it does
