@@ -92,6 +92,16 @@ test_all() {
   if [ -d backends/opencl ]; then
     build_and_test build-test-opencl -Dmemory_backend=opencl -Dlive_counters=true
   fi
+  # The CUDA backend: everything (library, conformance suite, bench, demo) built with -Werror against the
+  # toolkit's cuda.h. The driver is loaded at run time: without it (CI) the suite 'cuda' checks that
+  # Context::create answers unsupported naming libcuda.so.1; with an NVIDIA driver every suite runs.
+  log "configuration build-test-cuda: -Dmemory_backend=cuda -Dlive_counters=true"
+  configure build-test-cuda -Dwerror=true -Dmemory_backend=cuda -Dlive_counters=true
+  ninja -C build-test-cuda >/dev/null
+  local cuda_suite=(--suite cuda)
+  if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then cuda_suite=(); fi
+  meson test -C build-test-cuda --no-rebuild --print-errorlogs --num-processes 2 "${cuda_suite[@]}" | tee build-test-cuda.test.log
+  TOTAL_OK=$((TOTAL_OK + $(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build-test-cuda.test.log)))
   # clang++ and the user allocator policy (test programs install aligned_alloc callbacks).
   CXX=clang++ build_and_test build-test-clang-host-user -Dmemory_backend=host -Dallocator=user -Dlive_counters=true
   ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \

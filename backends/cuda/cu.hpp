@@ -63,24 +63,41 @@ inline CUdeviceptr at(const Cuda::NativeMem& mem, std::size_t offset) noexcept {
   return static_cast<CUdeviceptr>(mem.device_ptr + offset);
 }
 
-/// Makes q's stream wait for `sync.waits` (cuStreamWaitEvent each). Errc: as the driver answers.
-[[nodiscard]] Result<void> wait_for(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept;
+/// An event record for a command about to be enqueued in `ctx` (reference count 1): a cached one, else
+/// a new CUevent. Taken before the command, so running out of memory changes nothing. Errc:
+/// out_of_host_memory, or the driver's answer.
+[[nodiscard]] Result<Cuda::NativeEvent> take_event(CUcontext ctx) noexcept;
 
-/// Finishes a command enqueued on q after wait_for: async (sync.out set) records a new event there;
-/// blocking waits for the stream. Errc: out_of_host_memory (no event record), backend_failure (the
-/// command failed), or the driver's answer.
-[[nodiscard]] Result<void> complete(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept;
+/// Gives an event record back (its last reference went, or it was never handed out): kept for reuse
+/// (at most a fixed number, no heap), else destroyed.
+void return_event(Cuda::NativeEvent e) noexcept;
 
-/// Runs `enqueue(stream)` on q under `sync`: binds q's context, waits, enqueues, completes.
+/// Destroys the cached event records of `ctx` (before its primary context is released).
+void drain_events(CUcontext ctx) noexcept;
+
+/// A command being enqueued under CommandEvents: q's context bound, its waits made, and for an async
+/// command its event record taken.
+struct Command {
+  Cuda::NativeEvent event = nullptr;  ///< the async command's event record (null: blocking)
+};
+
+/// Starts a command on q under `sync`. Errc: out_of_host_memory, or the driver's answer.
+[[nodiscard]] Result<Command> begin(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept;
+
+/// Ends a command begun on q whose enqueue answered `enqueued`: async records its event into
+/// *sync.out; blocking waits for the stream (a failed command: backend_failure). On failure the
+/// event record is given back.
+[[nodiscard]] Result<void> end(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync, Command c,
+                               CUresult enqueued) noexcept;
+
+/// Runs `enqueue(stream)` on q under `sync` (begin, enqueue, end).
 template <class Enqueue>
 [[nodiscard]] Result<void> submit(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync, Enqueue&& enqueue) noexcept {
-  EDGEMEM_TRY(bind(q.context));
-  EDGEMEM_TRY(wait_for(q, sync));
-  EDGEMEM_TRY(check(enqueue(q.stream)));
-  return complete(q, sync);
+  EDGEMEM_TRY_ASSIGN(const Command c, begin(q, sync));
+  return end(q, sync, c, enqueue(q.stream));
 }
 
-/// A new event recorded on q's stream now (reference count 1). Errc: out_of_host_memory, or the driver's answer.
-[[nodiscard]] Result<Cuda::NativeEvent> record(const Cuda::NativeQueue& q) noexcept;
+/// Waits for everything enqueued on q. Errc: backend_failure (a command failed).
+[[nodiscard]] Result<void> finish(const Cuda::NativeQueue& q) noexcept;
 
 }  // namespace edgemem::backend::cu

@@ -122,7 +122,10 @@ Result<Cuda::NativeContext> Cuda::context_adopt(const NativeContext& native, Ado
 }
 
 void Cuda::context_release(NativeContext& ctx) noexcept {
-  if (ctx.context != nullptr) (void)cu::driver().cuDevicePrimaryCtxRelease(static_cast<CUdevice>(ctx.device));
+  if (ctx.context != nullptr) {
+    cu::drain_events(ctx.context);
+    (void)cu::driver().cuDevicePrimaryCtxRelease(static_cast<CUdevice>(ctx.device));
+  }
   ctx = NativeContext{};
 }
 

@@ -31,6 +31,26 @@ Result<Cuda::NativeMem> alloc_pinned(CUcontext ctx, std::size_t bytes) noexcept 
   return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::pinned};
 }
 
+/// Copies `bytes` between a shadowed wrap's caller memory and its device memory on stream `s`, through
+/// pinned staging (the caller memory may lie partly in another wrap's registration, and CUDA refuses a
+/// copy from a range only partly registered); done when it returns.
+CUresult shadow_copy(CUstream s, CUdeviceptr d, void* host, std::size_t bytes, bool to_device) noexcept {
+  const cu::Driver& drv = cu::driver();
+  void* staging = nullptr;
+  CUresult status = drv.cuMemHostAlloc(&staging, bytes, 0);
+  if (status != CUDA_SUCCESS) return status;
+  if (to_device) {
+    std::memcpy(staging, host, bytes);
+    status = drv.cuMemcpyHtoDAsync(d, staging, bytes, s);
+  } else {
+    status = drv.cuMemcpyDtoHAsync(staging, d, bytes, s);
+  }
+  if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(s);
+  if (status == CUDA_SUCCESS && !to_device) std::memcpy(host, staging, bytes);
+  (void)drv.cuMemFreeHost(staging);
+  return status;
+}
+
 /// Caller memory for the device (Buffer::wrap): registered with cuMemHostRegister (zero-copy). Memory
 /// the driver will not register (pages of it registered already by another wrap, memory it cannot pin)
 /// is shadowed: device memory with the caller's bytes, synchronised at map and unmap, as OpenCL's
@@ -46,8 +66,7 @@ Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes)
     (void)drv.cuMemHostUnregister(p);
   }
   EDGEMEM_TRY(cu::check(drv.cuMemAlloc(&d, bytes)));
-  CUresult status = drv.cuMemcpyHtoDAsync(d, p, bytes, nullptr);
-  if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(nullptr);
+  const CUresult status = shadow_copy(nullptr, d, p, bytes, true);
   if (status != CUDA_SUCCESS) {
     (void)drv.cuMemFree(d);
     return cu::fail_cu(status);
@@ -177,61 +196,52 @@ Result<void> settle_managed(const Cuda::NativeMem& mem) noexcept {
 
 Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset, std::size_t bytes,
                                const CommandEvents& sync) noexcept {
-  EDGEMEM_TRY(cu::bind(q.context));
-  EDGEMEM_TRY(cu::wait_for(q, sync));
+  // After the waits and every earlier command of the stream (a map is blocking: sync has no out).
+  EDGEMEM_TRY(cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; }));
   const cu::Driver& drv = cu::driver();
+  std::byte* const host = mem.host != nullptr ? static_cast<std::byte*>(mem.host) + offset : nullptr;
   if (mem.kind == CudaMemKind::shadowed) {  // the caller's memory is the mapping: refreshed unless discarded
-    CUresult status = CUDA_SUCCESS;
-    if (access != Access::write_discard)
-      status = drv.cuMemcpyDtoHAsync(static_cast<std::byte*>(mem.host) + offset, cu::at(mem, offset), bytes, q.stream);
-    EDGEMEM_TRY(cu::check(status));
-    EDGEMEM_TRY(cu::complete(q, CommandEvents{}));
-    return Mapped{static_cast<std::byte*>(mem.host) + offset,
-                  (static_cast<std::uintptr_t>(bytes) << 2) | (access != Access::read ? kShadowUpload : kShadowRead)};
+    if (access != Access::write_discard) EDGEMEM_TRY(cu::check(shadow_copy(q.stream, cu::at(mem, offset), host, bytes, false)));
+    return Mapped{host, (static_cast<std::uintptr_t>(bytes) << 2) | (access != Access::read ? kShadowUpload : kShadowRead)};
   }
-  if (mem.host != nullptr) {  // zero-copy: the host reaches the bytes once the stream is done with them
-    EDGEMEM_TRY(cu::complete(q, CommandEvents{}));
+  if (host != nullptr) {  // zero-copy
     EDGEMEM_TRY(settle_managed(mem));
-    return Mapped{static_cast<std::byte*>(mem.host) + offset, 0};
+    return Mapped{host, 0};
   }
   void* raw = nullptr;
   EDGEMEM_TRY(cu::check(drv.cuMemHostAlloc(&raw, kStagingHeader + bytes, 0)));
-  auto* header = static_cast<Staging*>(raw);
-  *header = Staging{offset, bytes, access != Access::read};
-  std::byte* host = static_cast<std::byte*>(raw) + kStagingHeader;
+  *static_cast<Staging*>(raw) = Staging{offset, bytes, access != Access::read};
+  std::byte* const staged = static_cast<std::byte*>(raw) + kStagingHeader;
   CUresult status = CUDA_SUCCESS;
-  if (access != Access::write_discard) status = drv.cuMemcpyDtoHAsync(host, cu::at(mem, offset), bytes, q.stream);
-  auto done = status == CUDA_SUCCESS ? cu::complete(q, CommandEvents{}) : Result<void>(cu::fail_cu(status));
-  if (!done) {
+  if (access != Access::write_discard) status = drv.cuMemcpyDtoHAsync(staged, cu::at(mem, offset), bytes, q.stream);
+  if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(q.stream);
+  if (status != CUDA_SUCCESS) {
     (void)drv.cuMemFreeHost(raw);
-    return fail(done.error());
+    return cu::fail_cu(status);
   }
-  return Mapped{host, reinterpret_cast<std::uintptr_t>(raw)};
+  return Mapped{staged, reinterpret_cast<std::uintptr_t>(raw)};
 }
 
 Result<void> Cuda::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& sync) noexcept {
-  EDGEMEM_TRY(cu::bind(q.context));
   const std::uintptr_t shadow = mapped.state & kShadowBits;
   if (mapped.state == 0 || shadow == kShadowRead)  // nothing to write back: an ordering point
     return cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; });
-  void* staging = shadow == 0 ? reinterpret_cast<void*>(mapped.state) : nullptr;
-  const Staging header =
-      staging != nullptr
-          ? *static_cast<const Staging*>(staging)
-          : Staging{static_cast<std::size_t>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host)),
-                    static_cast<std::size_t>(mapped.state >> 2), true};
-  // The upload reads the mapped bytes, so it has completed when unmap returns, async or not: staging
-  // is freed, and the caller may write a shadowed wrap's memory again at once.
-  auto uploaded = cu::wait_for(q, sync);
-  if (uploaded && header.upload)
-    uploaded = cu::check(cu::driver().cuMemcpyHtoDAsync(cu::at(mem, header.offset), mapped.host, header.bytes, q.stream));
-  if (uploaded) uploaded = cu::complete(q, CommandEvents{});
-  if (staging != nullptr) (void)cu::driver().cuMemFreeHost(staging);
-  if (!uploaded) return uploaded;
-  if (sync.out != nullptr) {
-    EDGEMEM_TRY_ASSIGN(*sync.out, cu::record(q));
+  EDGEMEM_TRY_ASSIGN(const cu::Command c, cu::begin(q, sync));
+  // The write-back has completed when unmap returns, async or not: the staging is freed, and the caller
+  // may write a shadowed wrap's memory again at once.
+  const cu::Driver& drv = cu::driver();
+  CUresult status = CUDA_SUCCESS;
+  if (shadow == kShadowUpload) {
+    const auto offset = static_cast<std::size_t>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host));
+    status = shadow_copy(q.stream, cu::at(mem, offset), mapped.host, static_cast<std::size_t>(mapped.state >> 2), true);
+  } else {
+    void* raw = reinterpret_cast<void*>(mapped.state);
+    const Staging header = *static_cast<const Staging*>(raw);
+    if (header.upload) status = drv.cuMemcpyHtoDAsync(cu::at(mem, header.offset), mapped.host, header.bytes, q.stream);
+    if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(q.stream);
+    (void)drv.cuMemFreeHost(raw);
   }
-  return {};
+  return cu::end(q, sync, c, status);
 }
 
 }  // namespace edgemem::backend

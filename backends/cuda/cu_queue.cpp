@@ -1,9 +1,5 @@
-// CUDA backend: streams (edgemem's in-order queues), events with reference counts, and the helpers
-// that run a command under edgemem's CommandEvents.
-#include <new>
-
-#include <edgemem/allocator.hpp>
-
+// CUDA backend: streams (edgemem's in-order queues), events, and the helpers that run a command under
+// edgemem's CommandEvents (the event records themselves live in cu_event.cpp).
 #include "cu.hpp"
 
 namespace edgemem::backend {
@@ -20,38 +16,39 @@ Failure command_failed(CUresult status) noexcept {
 
 namespace cu {
 
-Result<Cuda::NativeEvent> record(const Cuda::NativeQueue& q) noexcept {
-  void* mem = DefaultAllocator::allocate(sizeof(CudaEvent), alignof(CudaEvent));
-  if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for an event");
-  CUevent e = nullptr;
-  CUresult status = driver().cuEventCreate(&e, CU_EVENT_DISABLE_TIMING);
-  if (status == CUDA_SUCCESS) {
-    status = driver().cuEventRecord(e, q.stream);
-    if (status != CUDA_SUCCESS) (void)driver().cuEventDestroy(e);
+Result<Command> begin(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept {
+  EDGEMEM_TRY(bind(q.context));
+  Command c;
+  if (sync.out != nullptr) {
+    EDGEMEM_TRY_ASSIGN(c.event, take_event(q.context));
   }
-  if (status != CUDA_SUCCESS) {
-    DefaultAllocator::deallocate(mem, sizeof(CudaEvent), alignof(CudaEvent));
-    return fail_cu(status);
-  }
-  auto* ev = new (mem) CudaEvent;
-  ev->event = e;
-  ev->context = q.context;
-  return ev;
-}
-
-Result<void> wait_for(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept {
   for (std::size_t i = 0; i < sync.wait_count; ++i) {
     const CudaEvent* e = sync.waits[i];
-    if (e != nullptr) EDGEMEM_TRY(check(driver().cuStreamWaitEvent(q.stream, e->event, 0)));
+    const CUresult status = e != nullptr ? driver().cuStreamWaitEvent(q.stream, e->event, 0) : CUDA_SUCCESS;
+    if (status != CUDA_SUCCESS) {
+      return_event(c.event);
+      return fail_cu(status);
+    }
   }
-  return {};
+  return c;
 }
 
-Result<void> complete(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept {
-  if (sync.out != nullptr) {
-    EDGEMEM_TRY_ASSIGN(*sync.out, record(q));
+Result<void> end(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync, Command c, CUresult enqueued) noexcept {
+  CUresult status = enqueued;
+  if (c.event != nullptr) {
+    if (status == CUDA_SUCCESS) status = driver().cuEventRecord(c.event->event, q.stream);
+    if (status != CUDA_SUCCESS) {
+      return_event(c.event);
+      return fail_cu(status);
+    }
+    *sync.out = c.event;
     return {};
   }
+  if (status != CUDA_SUCCESS) return fail_cu(status);
+  return finish(q);
+}
+
+Result<void> finish(const Cuda::NativeQueue& q) noexcept {
   const CUresult status = driver().cuStreamSynchronize(q.stream);
   if (status != CUDA_SUCCESS) return command_failed(status);
   return {};
@@ -84,15 +81,11 @@ void Cuda::queue_release(NativeQueue q) noexcept {
 
 Result<void> Cuda::queue_finish(NativeQueue q) noexcept {
   EDGEMEM_TRY(cu::bind(q.context));
-  const CUresult status = cu::driver().cuStreamSynchronize(q.stream);
-  if (status != CUDA_SUCCESS) return command_failed(status);
-  return {};
+  return cu::finish(q);
 }
 
 Result<void> Cuda::marker(NativeQueue q, const CommandEvents& sync) noexcept {
-  EDGEMEM_TRY(cu::bind(q.context));
-  EDGEMEM_TRY(cu::wait_for(q, sync));
-  return cu::complete(q, sync);
+  return cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; });
 }
 
 Result<void> Cuda::event_wait(NativeEvent e) noexcept {
@@ -115,10 +108,7 @@ void Cuda::event_retain(NativeEvent e) noexcept {
 }
 
 void Cuda::event_release(NativeEvent e) noexcept {
-  if (e == nullptr || e->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
-  (void)cu::driver().cuEventDestroy(e->event);
-  e->~CudaEvent();
-  DefaultAllocator::deallocate(e, sizeof(CudaEvent), alignof(CudaEvent));
+  if (e != nullptr && e->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) cu::return_event(e);
 }
 
 }  // namespace edgemem::backend
