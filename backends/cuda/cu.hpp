@@ -68,12 +68,25 @@ inline CUdeviceptr at(const Cuda::NativeMem& mem, std::size_t offset) noexcept {
 /// out_of_host_memory, or the driver's answer.
 [[nodiscard]] Result<Cuda::NativeEvent> take_event(CUcontext ctx) noexcept;
 
-/// Gives an event record back (its last reference went, or it was never handed out): kept for reuse
-/// (at most a fixed number, no heap), else destroyed.
+/// Gives an event record back (its last reference went, or it was never handed out): a pooled one is
+/// kept for reuse, others are destroyed.
 void return_event(Cuda::NativeEvent e) noexcept;
+
+/// Makes the pooled event records of a new context (context_create, context_adopt), so a steady state
+/// of async commands allocates nothing. Errc: out_of_host_memory, or the driver's answer.
+[[nodiscard]] Result<void> pool_events(CUcontext ctx) noexcept;
 
 /// Destroys the cached event records of `ctx` (before its primary context is released).
 void drain_events(CUcontext ctx) noexcept;
+
+/// Copies `bytes` between host memory and device memory on stream `s` through pinned staging, done
+/// when it returns: for host memory CUDA refuses to copy directly (a range only partly registered, as
+/// when it overlaps a wrapped buffer's pages), and for shadowed wraps.
+[[nodiscard]] CUresult staged_copy(CUstream s, CUdeviceptr d, void* host, std::size_t bytes, bool to_device) noexcept;
+
+/// A host <-> device copy on stream `s`: cuMemcpy{HtoD,DtoH}Async, or staged_copy when CUDA refuses the
+/// host range as it is (CUDA_ERROR_INVALID_VALUE).
+[[nodiscard]] CUresult host_copy(CUstream s, CUdeviceptr d, void* host, std::size_t bytes, bool to_device) noexcept;
 
 /// A command being enqueued under CommandEvents: q's context bound, its waits made, and for an async
 /// command its event record taken.

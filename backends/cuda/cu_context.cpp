@@ -88,6 +88,12 @@ Result<Cuda::NativeContext> Cuda::context_create(const DeviceSelector& sel, Devi
   EDGEMEM_TRY(describe(d, filled));
   CUcontext ctx = nullptr;
   EDGEMEM_TRY(cu::check(cu::driver().cuDevicePrimaryCtxRetain(&ctx, d)));
+  auto pooled = cu::bind(ctx);
+  if (pooled) pooled = cu::pool_events(ctx);
+  if (!pooled) {
+    (void)cu::driver().cuDevicePrimaryCtxRelease(d);
+    return fail(pooled.error());
+  }
   info = filled;
   return NativeContext{ctx, static_cast<int>(d)};
 }
@@ -112,7 +118,10 @@ Result<Cuda::NativeContext> Cuda::context_adopt(const NativeContext& native, Ado
     return fail(Errc::unsupported, "edgemem adopts a device's primary context only (cuDevicePrimaryCtxRetain)");
   }
   DeviceInfo filled{};
-  if (auto described = describe(d, filled); !described) {
+  auto described = describe(d, filled);
+  if (described && mode == AdoptMode::retain) described = cu::bind(primary);
+  if (described && mode == AdoptMode::retain) described = cu::pool_events(primary);
+  if (!described) {
     (void)drv.cuDevicePrimaryCtxRelease(d);
     return fail(described.error());
   }

@@ -12,6 +12,7 @@ namespace edgemem::backend::cu {
 namespace {
 
 constexpr std::size_t kCached = 256;  // event records kept for reuse, process-wide
+constexpr int kPooledPerContext = 16; // made at context creation
 
 struct Cache {
   std::mutex lock;
@@ -30,20 +31,8 @@ void destroy(CudaEvent* e) noexcept {
   DefaultAllocator::deallocate(e, sizeof(CudaEvent), alignof(CudaEvent));
 }
 
-}  // namespace
-
-Result<Cuda::NativeEvent> take_event(CUcontext ctx) noexcept {
-  {
-    Cache& c = cache();
-    std::lock_guard<std::mutex> guard(c.lock);
-    for (std::size_t i = c.count; i-- > 0;) {
-      if (c.records[i]->context != ctx) continue;
-      CudaEvent* e = c.records[i];
-      c.records[i] = c.records[--c.count];
-      e->refs.store(1, std::memory_order_relaxed);
-      return e;
-    }
-  }
+/// A new event record of `ctx`. Errc: out_of_host_memory, or the driver's answer.
+Result<Cuda::NativeEvent> make(CUcontext ctx) noexcept {
   void* mem = DefaultAllocator::allocate(sizeof(CudaEvent), alignof(CudaEvent));
   if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for an event");
   CUevent native = nullptr;
@@ -58,9 +47,26 @@ Result<Cuda::NativeEvent> take_event(CUcontext ctx) noexcept {
   return e;
 }
 
+}  // namespace
+
+Result<Cuda::NativeEvent> take_event(CUcontext ctx) noexcept {
+  {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> guard(c.lock);
+    for (std::size_t i = c.count; i-- > 0;) {
+      if (c.records[i]->context != ctx) continue;
+      CudaEvent* e = c.records[i];
+      c.records[i] = c.records[--c.count];
+      e->refs.store(1, std::memory_order_relaxed);
+      return e;
+    }
+  }
+  return make(ctx);
+}
+
 void return_event(Cuda::NativeEvent e) noexcept {
   if (e == nullptr) return;
-  {
+  if (e->pooled) {
     Cache& c = cache();
     std::lock_guard<std::mutex> guard(c.lock);
     if (c.count < kCached) {
@@ -69,6 +75,19 @@ void return_event(Cuda::NativeEvent e) noexcept {
     }
   }
   destroy(e);
+}
+
+Result<void> pool_events(CUcontext ctx) noexcept {
+  for (int i = 0; i < kPooledPerContext; ++i) {
+    auto e = make(ctx);
+    if (!e) {
+      drain_events(ctx);
+      return fail(e.error());
+    }
+    (*e)->pooled = true;
+    return_event(*e);
+  }
+  return {};
 }
 
 void drain_events(CUcontext ctx) noexcept {

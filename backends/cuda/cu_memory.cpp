@@ -31,26 +31,6 @@ Result<Cuda::NativeMem> alloc_pinned(CUcontext ctx, std::size_t bytes) noexcept 
   return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::pinned};
 }
 
-/// Copies `bytes` between a shadowed wrap's caller memory and its device memory on stream `s`, through
-/// pinned staging (the caller memory may lie partly in another wrap's registration, and CUDA refuses a
-/// copy from a range only partly registered); done when it returns.
-CUresult shadow_copy(CUstream s, CUdeviceptr d, void* host, std::size_t bytes, bool to_device) noexcept {
-  const cu::Driver& drv = cu::driver();
-  void* staging = nullptr;
-  CUresult status = drv.cuMemHostAlloc(&staging, bytes, 0);
-  if (status != CUDA_SUCCESS) return status;
-  if (to_device) {
-    std::memcpy(staging, host, bytes);
-    status = drv.cuMemcpyHtoDAsync(d, staging, bytes, s);
-  } else {
-    status = drv.cuMemcpyDtoHAsync(staging, d, bytes, s);
-  }
-  if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(s);
-  if (status == CUDA_SUCCESS && !to_device) std::memcpy(host, staging, bytes);
-  (void)drv.cuMemFreeHost(staging);
-  return status;
-}
-
 /// Caller memory for the device (Buffer::wrap): registered with cuMemHostRegister (zero-copy). Memory
 /// the driver will not register (pages of it registered already by another wrap, memory it cannot pin)
 /// is shadowed: device memory with the caller's bytes, synchronised at map and unmap, as OpenCL's
@@ -66,7 +46,7 @@ Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes)
     (void)drv.cuMemHostUnregister(p);
   }
   EDGEMEM_TRY(cu::check(drv.cuMemAlloc(&d, bytes)));
-  const CUresult status = shadow_copy(nullptr, d, p, bytes, true);
+  const CUresult status = cu::staged_copy(nullptr, d, p, bytes, true);
   if (status != CUDA_SUCCESS) {
     (void)drv.cuMemFree(d);
     return cu::fail_cu(status);
@@ -105,6 +85,33 @@ Result<Cuda::NativeMem> allocate(const Cuda::NativeContext& ctx, const Cuda::Mem
 
 }  // namespace
 
+namespace cu {
+
+CUresult staged_copy(CUstream s, CUdeviceptr d, void* host, std::size_t bytes, bool to_device) noexcept {
+  const Driver& drv = driver();
+  void* staging = nullptr;
+  CUresult status = drv.cuMemHostAlloc(&staging, bytes, 0);
+  if (status != CUDA_SUCCESS) return status;
+  if (to_device) {
+    std::memcpy(staging, host, bytes);
+    status = drv.cuMemcpyHtoDAsync(d, staging, bytes, s);
+  } else {
+    status = drv.cuMemcpyDtoHAsync(staging, d, bytes, s);
+  }
+  if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(s);
+  if (status == CUDA_SUCCESS && !to_device) std::memcpy(host, staging, bytes);
+  (void)drv.cuMemFreeHost(staging);
+  return status;
+}
+
+CUresult host_copy(CUstream s, CUdeviceptr d, void* host, std::size_t bytes, bool to_device) noexcept {
+  const CUresult status = to_device ? driver().cuMemcpyHtoDAsync(d, host, bytes, s) : driver().cuMemcpyDtoHAsync(host, d, bytes, s);
+  if (status != CUDA_ERROR_INVALID_VALUE) return status;
+  return staged_copy(s, d, host, bytes, to_device);
+}
+
+}  // namespace cu
+
 Result<Cuda::NativeMem> Cuda::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
   EDGEMEM_TRY(cu::bind(ctx.context));
   EDGEMEM_TRY_ASSIGN(NativeMem mem, allocate(ctx, desc));
@@ -113,7 +120,7 @@ Result<Cuda::NativeMem> Cuda::mem_create(const NativeContext& ctx, const MemDesc
     std::memcpy(mem.host, desc.copy_from, desc.bytes);
     return mem;
   }
-  CUresult status = cu::driver().cuMemcpyHtoDAsync(cu::at(mem, 0), desc.copy_from, desc.bytes, nullptr);
+  CUresult status = cu::host_copy(nullptr, cu::at(mem, 0), const_cast<void*>(desc.copy_from), desc.bytes, true);
   if (status == CUDA_SUCCESS) status = cu::driver().cuStreamSynchronize(nullptr);
   if (status != CUDA_SUCCESS) {
     free_native(mem);
@@ -201,7 +208,7 @@ Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access acces
   const cu::Driver& drv = cu::driver();
   std::byte* const host = mem.host != nullptr ? static_cast<std::byte*>(mem.host) + offset : nullptr;
   if (mem.kind == CudaMemKind::shadowed) {  // the caller's memory is the mapping: refreshed unless discarded
-    if (access != Access::write_discard) EDGEMEM_TRY(cu::check(shadow_copy(q.stream, cu::at(mem, offset), host, bytes, false)));
+    if (access != Access::write_discard) EDGEMEM_TRY(cu::check(cu::staged_copy(q.stream, cu::at(mem, offset), host, bytes, false)));
     return Mapped{host, (static_cast<std::uintptr_t>(bytes) << 2) | (access != Access::read ? kShadowUpload : kShadowRead)};
   }
   if (host != nullptr) {  // zero-copy
@@ -224,8 +231,12 @@ Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access acces
 
 Result<void> Cuda::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& sync) noexcept {
   const std::uintptr_t shadow = mapped.state & kShadowBits;
-  if (mapped.state == 0 || shadow == kShadowRead)  // nothing to write back: an ordering point
+  if (mapped.state == 0 || shadow == kShadowRead) {  // nothing to write back
+    // Blocking with nothing to wait for: done (the host's writes are in the memory already); else an
+    // ordering point on the stream.
+    if (sync.out == nullptr && sync.wait_count == 0) return {};
     return cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; });
+  }
   EDGEMEM_TRY_ASSIGN(const cu::Command c, cu::begin(q, sync));
   // The write-back has completed when unmap returns, async or not: the staging is freed, and the caller
   // may write a shadowed wrap's memory again at once.
@@ -233,7 +244,7 @@ Result<void> Cuda::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapp
   CUresult status = CUDA_SUCCESS;
   if (shadow == kShadowUpload) {
     const auto offset = static_cast<std::size_t>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host));
-    status = shadow_copy(q.stream, cu::at(mem, offset), mapped.host, static_cast<std::size_t>(mapped.state >> 2), true);
+    status = cu::staged_copy(q.stream, cu::at(mem, offset), mapped.host, static_cast<std::size_t>(mapped.state >> 2), true);
   } else {
     void* raw = reinterpret_cast<void*>(mapped.state);
     const Staging header = *static_cast<const Staging*>(raw);

@@ -1,6 +1,7 @@
 // CUDA backend: linear transfers, fills and migration (the rect transfers live in cu_rect.cpp). Every
 // command is enqueued on the queue's stream after its waits; a blocking one then synchronises the
 // stream, an async one records its event (cu::submit).
+#include <cstdint>
 #include <cstring>
 
 #include "cu.hpp"
@@ -31,14 +32,36 @@ CUresult fill_wide(CUstream s, CUdeviceptr dst, std::size_t bytes, const void* p
 
 }  // namespace
 
+namespace {
+
+/// True when CUDA knows nothing of `p` (pageable memory, neither pinned, registered nor managed).
+bool pageable(const void* p) noexcept {
+  unsigned type = 0;
+  return cu::driver().cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+                                            static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p))) != CUDA_SUCCESS;
+}
+
+}  // namespace
+
 Result<void> Cuda::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                          const CommandEvents& sync) noexcept {
-  return cu::submit(q, sync, [&](CUstream s) { return cu::driver().cuMemcpyHtoDAsync(cu::at(mem, offset), src, bytes, s); });
+  void* host = const_cast<void*>(src);
+  if (sync.out == nullptr && sync.still_running != nullptr && pageable(src)) {
+    // From pageable memory cuMemcpyHtoDAsync returns once `src` is copied into the driver's staging;
+    // the DMA may still run, later commands of the stream after it: the caller is told instead of
+    // waiting (as cuMemcpyHtoD returns, and as OpenCL's blocking write does).
+    EDGEMEM_TRY_ASSIGN(const cu::Command c, cu::begin(q, sync));
+    const CUresult status = cu::host_copy(q.stream, cu::at(mem, offset), host, bytes, true);
+    if (status != CUDA_SUCCESS) return cu::end(q, sync, c, status);
+    *sync.still_running = true;
+    return {};
+  }
+  return cu::submit(q, sync, [&](CUstream s) { return cu::host_copy(s, cu::at(mem, offset), host, bytes, true); });
 }
 
 Result<void> Cuda::read(NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,
                         const CommandEvents& sync) noexcept {
-  return cu::submit(q, sync, [&](CUstream s) { return cu::driver().cuMemcpyDtoHAsync(dst, cu::at(mem, offset), bytes, s); });
+  return cu::submit(q, sync, [&](CUstream s) { return cu::host_copy(s, cu::at(mem, offset), dst, bytes, false); });
 }
 
 Result<void> Cuda::fill(NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes, const void* pattern,

@@ -75,7 +75,8 @@ struct NativeMem {
 struct CudaEvent {
   CUevent_st* event = nullptr;           ///< CUevent, recorded on the command's stream
   CUctx_st* context = nullptr;           ///< CUcontext it was created in
-  std::atomic<std::uint32_t> refs{1};    ///< references; the last release destroys the event
+  std::atomic<std::uint32_t> refs{1};    ///< references; the last release gives it back to the backend
+  bool pooled = false;                   ///< made at context creation: kept for reuse, not freed
 };
 
 /// Native event handle: a CudaEvent (null: none).
