@@ -14,11 +14,34 @@ namespace {
 constexpr std::size_t kCached = 256;  // event records kept for reuse, process-wide
 constexpr int kPooledPerContext = 16; // made at context creation
 
+constexpr std::size_t kContexts = 16;  // contexts whose records are pooled at once
+
+/// How many edgemem contexts use a CUcontext (several Contexts share a device's primary context):
+/// its pooled records are made for the first and destroyed with the last.
+struct Users {
+  CUcontext context = nullptr;
+  std::size_t count = 0;
+};
+
 struct Cache {
   std::mutex lock;
   CudaEvent* records[kCached] = {};
   std::size_t count = 0;
+  Users users[kContexts] = {};
 };
+
+/// The Users entry of `ctx`, or a free one (context null), or null when the table is full. Under the lock.
+Users* users_of(Cache& c, CUcontext ctx) noexcept {
+  Users* free = nullptr;
+  for (Users& u : c.users) {
+    if (u.context == ctx) return &u;
+    if (u.context == nullptr && free == nullptr) free = &u;
+  }
+  return free;
+}
+
+/// Destroys the cached records of `ctx`. Under the lock.
+void destroy_cached(Cache& c, CUcontext ctx) noexcept;
 
 Cache& cache() noexcept {
   static Cache c;
@@ -69,7 +92,8 @@ void return_event(Cuda::NativeEvent e) noexcept {
   if (e->pooled) {
     Cache& c = cache();
     std::lock_guard<std::mutex> guard(c.lock);
-    if (c.count < kCached) {
+    const Users* u = users_of(c, e->context);
+    if (u != nullptr && u->context == e->context && c.count < kCached) {  // its context still pooled
       c.records[c.count++] = e;
       return;
     }
@@ -78,14 +102,37 @@ void return_event(Cuda::NativeEvent e) noexcept {
 }
 
 Result<void> pool_events(CUcontext ctx) noexcept {
+  Cache& c = cache();
+  {
+    std::lock_guard<std::mutex> guard(c.lock);
+    Users* u = users_of(c, ctx);
+    if (u == nullptr) return {};  // the table is full: this context's records are made per command
+    if (u->count > 0) {
+      ++u->count;
+      return {};
+    }
+  }
+  // The first user of ctx: make its records (outside the lock; a failure destroys those made).
+  CudaEvent* made[kPooledPerContext] = {};
   for (int i = 0; i < kPooledPerContext; ++i) {
     auto e = make(ctx);
     if (!e) {
-      drain_events(ctx);
+      for (int j = 0; j < i; ++j) destroy(made[j]);
       return fail(e.error());
     }
     (*e)->pooled = true;
-    return_event(*e);
+    made[i] = *e;
+  }
+  std::lock_guard<std::mutex> guard(c.lock);
+  Users* u = users_of(c, ctx);
+  const bool first = u != nullptr && u->count == 0;
+  if (u != nullptr) {
+    u->context = ctx;
+    ++u->count;
+  }
+  for (CudaEvent* e : made) {
+    if (first && c.count < kCached) c.records[c.count++] = e;
+    else destroy(e);  // another thread pooled ctx meanwhile, or no room
   }
   return {};
 }
@@ -93,11 +140,22 @@ Result<void> pool_events(CUcontext ctx) noexcept {
 void drain_events(CUcontext ctx) noexcept {
   Cache& c = cache();
   std::lock_guard<std::mutex> guard(c.lock);
+  Users* u = users_of(c, ctx);
+  if (u == nullptr || u->context != ctx || --u->count > 0) return;
+  u->context = nullptr;
+  destroy_cached(c, ctx);
+}
+
+namespace {
+
+void destroy_cached(Cache& c, CUcontext ctx) noexcept {
   for (std::size_t i = c.count; i-- > 0;) {
     if (c.records[i]->context != ctx) continue;
     destroy(c.records[i]);
     c.records[i] = c.records[--c.count];
   }
 }
+
+}  // namespace
 
 }  // namespace edgemem::backend::cu
