@@ -115,9 +115,16 @@ Result<ExportRecord<M>*> make_export(void* data, MemNode* node, DLDataType dtype
   return rec;
 }
 
-/// The address of `n`'s first byte where it is stable outside maps. Errc: released, access_denied,
-/// unsupported.
-Result<std::byte*> export_bytes(const Buffer& buf) noexcept {
+/// Where a buffer's tensor lives: its first byte and the DLPack device that reaches it.
+struct ExportTarget {
+  std::byte* data = nullptr;
+  DLDevice device{kDLCPU, 0};
+};
+
+/// The address of `n`'s first byte where it is stable outside maps (on the CUDA backend, device,
+/// pinned and managed memory as kDLCUDA, kDLCUDAHost and kDLCUDAManaged, cuda.core's types). Errc:
+/// released, access_denied, unsupported.
+Result<ExportTarget> export_target(const Buffer& buf) noexcept {
   const MemNode* n = detail::node_of(buf);
   if (n == nullptr) return fail(Errc::released, "buffer is released");
   if (has(n->flags, MemFlags::host_write_only) || has(n->flags, MemFlags::host_no_access))
@@ -126,11 +133,20 @@ Result<std::byte*> export_bytes(const Buffer& buf) noexcept {
   if (root->svm != nullptr) {
     if (root->svm_grain == SvmGrain::coarse)
       return fail(Errc::unsupported, "coarse-grain SVM is reached only inside a map: map it and export the Mapping");
-    return root->svm + n->origin;
+    return ExportTarget{root->svm + n->origin};
   }
-  if (root->host != nullptr) return const_cast<std::byte*>(root->host) + n->origin;
+  if (root->host != nullptr) return ExportTarget{const_cast<std::byte*>(root->host) + n->origin};
 #if EDGEMEM_BACKEND_HOST
-  if (root->native.data != nullptr) return root->native.data + n->origin;
+  if (root->native.data != nullptr) return ExportTarget{root->native.data + n->origin};
+#elif EDGEMEM_BACKEND_CUDA
+  const NativeMem& m = root->native;
+  auto* device = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(m.device_ptr)) + n->origin;
+  switch (m.kind) {
+    case CudaMemKind::device: return ExportTarget{device, DLDevice{kDLCUDA, root->ctx->native.device}};
+    case CudaMemKind::pinned: return ExportTarget{static_cast<std::byte*>(m.host) + n->origin, DLDevice{kDLCUDAHost, 0}};
+    case CudaMemKind::managed: return ExportTarget{device, DLDevice{kDLCUDAManaged, 0}};
+    default: break;
+  }
 #endif
   return fail(Errc::unsupported, "the buffer has no stable host address: map it and export the Mapping");
 }
@@ -138,10 +154,12 @@ Result<std::byte*> export_bytes(const Buffer& buf) noexcept {
 template <class M>
 Result<ExportRecord<M>*> export_buffer(const Buffer& buf, DLDataType dtype, const std::int64_t* shape, int ndim,
                                        const std::int64_t* strides, std::size_t byte_offset) noexcept {
-  EDGEMEM_TRY_ASSIGN(std::byte* data, export_bytes(buf));
-  EDGEMEM_TRY(check_export(reinterpret_cast<std::uintptr_t>(data), buf.size(), dtype, shape, ndim, strides,
+  EDGEMEM_TRY_ASSIGN(const ExportTarget target, export_target(buf));
+  EDGEMEM_TRY(check_export(reinterpret_cast<std::uintptr_t>(target.data), buf.size(), dtype, shape, ndim, strides,
                            byte_offset));
-  return make_export<M>(data, detail::node_of(buf), dtype, shape, ndim, strides, byte_offset);
+  EDGEMEM_TRY_ASSIGN(auto* rec, make_export<M>(target.data, detail::node_of(buf), dtype, shape, ndim, strides, byte_offset));
+  rec->managed.dl_tensor.device = target.device;
+  return rec;
 }
 
 template <class M>

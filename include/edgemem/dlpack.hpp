@@ -39,8 +39,10 @@ inline constexpr int dlpack_max_ndim = 8;
 /// element lies in the buffer), the first element `byte_offset` bytes into `buf`. data is the
 /// address of `buf`'s first byte. For buffers whose bytes have a stable host address: every buffer of
 /// the host backend except coarse-grain SVM; wrapped and imported buffers (Buffer::wrap, import,
-/// create_exportable, from_dlpack) and fine-grain SVM on every backend. Other memory (device and
-/// shared storage on OpenCL, coarse SVM) is reached only inside a map: map it and export the Mapping.
+/// create_exportable, from_dlpack) and fine-grain SVM on every backend; on the CUDA backend also
+/// device, host and shared storage, as cuda.core exports them: kDLCUDA (the device pointer, device_id
+/// the CUDA device), kDLCUDAHost (pinned) and kDLCUDAManaged. Other memory (device and shared storage
+/// on OpenCL, coarse SVM) is reached only inside a map: map it and export the Mapping.
 /// The tensor holds one reference to the memory (see the lifetime rules above); a pool block or heap
 /// run goes back to its owner only after the deleter ran. A host_read_only buffer is exported, but
 /// DLPack 0.6 cannot mark the tensor read-only (the consumer could write: to_dlpack_versioned can).
