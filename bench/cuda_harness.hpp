@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
+
 namespace cudabench {
 
 /// The driver entry points the raw baselines call, by their cuda.h names (the macros there pick the
@@ -52,7 +54,7 @@ inline const char* load_driver(Driver& d) noexcept {
   return nullptr;
 }
 
-using Clock = std::chrono::steady_clock;
+using bench_timing::Clock;
 
 inline const char* g_program = "cuda_overhead";  // the prefix of every failure message
 inline bool g_failed = false;
@@ -73,17 +75,8 @@ inline bool cu_ok(CUresult status, const char* what) {
   return check(status == CUDA_SUCCESS, what, name != nullptr ? name : "CUresult");
 }
 
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
-template <class F>
-double time_us(F&& f) {
-  const auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
+using bench_timing::median;
+using bench_timing::time_us;
 
 /// The median time of two back-to-back clock reads in ns: the cost in every single-operation figure.
 inline double clock_overhead_ns(int reps) {

@@ -15,21 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
+
 namespace overhead {
 
-using Clock = std::chrono::steady_clock;
+using bench_timing::Clock;
 
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
-
-template <class F>
-double time_us(F&& f) {
-  const auto t0 = Clock::now();
-  f();
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
+using bench_timing::median;
+using bench_timing::time_us;
 
 inline const char* g_program = "overhead";  // the prefix of check()'s message (set by main)
 inline bool g_failed = false;
