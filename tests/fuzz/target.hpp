@@ -1,7 +1,8 @@
 // The backend-neutral interface between the differential fuzz driver and one build of edgemem.
-// adapter.cpp implements it and is compiled once per library build (host, OpenCL), each time with
-// the library's namespace renamed by the preprocessor (-Dedgemem=edgemem_host / edgemem_ocl), so
-// both builds live in one process. This header names no edgemem type: plain ints and structs only.
+// adapter.cpp implements it and is compiled once per library build (host, OpenCL, CUDA), the renamed
+// copies with the library's namespace renamed by the preprocessor (-Dedgemem=edgemem_host /
+// edgemem_ocl), so two builds live in one process. This header names no edgemem type: plain ints
+// and structs only.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -197,12 +198,14 @@ struct Outcome {
 class Target {
  public:
   virtual ~Target() = default;
-  /// "host" or "opencl".
+  /// "host", "cuda" or "opencl".
   virtual const char* name() const noexcept = 0;
   /// Opens contexts and queues once per process; false (with a message on stderr) when it cannot.
   virtual bool open() noexcept = 0;
   /// Base alignment of context 0, bytes.
   virtual std::size_t base_align() const noexcept = 0;
+  /// Whether context 0 has images (caps.images; without them every image is refused as unsupported).
+  virtual bool images() const noexcept = 0;
   /// Shared virtual memory capabilities of context 0 (kSvmMigrationCap and 1 << SvmGrain bits).
   virtual unsigned svm_caps() const noexcept = 0;
   /// External-memory capabilities of context 0 (kExt* bits).
@@ -231,3 +234,7 @@ namespace fz_ocl {
 /// The OpenCL-backend build of edgemem.
 fz::Target* make_target() noexcept;
 }  // namespace fz_ocl
+namespace fz_cuda {
+/// The CUDA-backend build of edgemem (only ever this build's own library, never a renamed copy).
+fz::Target* make_target() noexcept;
+}  // namespace fz_cuda
