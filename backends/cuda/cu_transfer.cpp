@@ -46,10 +46,11 @@ bool pageable(const void* p) noexcept {
 Result<void> Cuda::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                          const CommandEvents& sync) noexcept {
   void* host = const_cast<void*>(src);
-  if (sync.out == nullptr && sync.still_running != nullptr && pageable(src)) {
+  if (sync.out == nullptr && sync.still_running != nullptr && mem.host == nullptr && pageable(src)) {
     // From pageable memory cuMemcpyHtoDAsync returns once `src` is copied into the driver's staging;
     // the DMA may still run, later commands of the stream after it: the caller is told instead of
-    // waiting (as cuMemcpyHtoD returns, and as OpenCL's blocking write does).
+    // waiting (as cuMemcpyHtoD returns, and as OpenCL's blocking write does). Only into device memory:
+    // memory the host reaches directly (pinned, managed, registered: DLPack, maps) has the bytes on return.
     EDGEMEM_TRY_ASSIGN(const cu::Command c, cu::begin(q, sync));
     const CUresult status = cu::host_copy(q.stream, cu::at(mem, offset), host, bytes, true);
     if (status != CUDA_SUCCESS) return cu::end(q, sync, c, status);
