@@ -71,6 +71,11 @@ build_and_test() {
 TOTAL_OK=0
 TOTAL_FAIL=0
 
+# True when the CUDA toolkit's headers are here (what -Dmemory_backend=cuda needs to build).
+cuda_toolkit_present() {
+  [ -f "${CUDA_PATH:-/usr/local/cuda}/include/cuda.h" ] || command -v nvcc >/dev/null 2>&1
+}
+
 # The demo: examples/camera_demo (options: --frames N --width W --height H --device I --out DIR
 # --no-images), release build, PNGs into build/ unless --out says otherwise.
 demo() {
@@ -95,13 +100,18 @@ test_all() {
   # The CUDA backend: everything (library, conformance suite, bench, demo) built with -Werror against the
   # toolkit's cuda.h. The driver is loaded at run time: without it (CI) the suite 'cuda' checks that
   # Context::create answers unsupported naming libcuda.so.1; with an NVIDIA driver every suite runs.
-  log "configuration build-test-cuda: -Dmemory_backend=cuda -Dlive_counters=true"
-  configure build-test-cuda -Dwerror=true -Dmemory_backend=cuda -Dlive_counters=true
-  ninja -C build-test-cuda >/dev/null
-  local cuda_suite=(--suite cuda)
-  if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then cuda_suite=(); fi
-  meson test -C build-test-cuda --no-rebuild --print-errorlogs --num-processes 2 "${cuda_suite[@]}" | tee build-test-cuda.test.log
-  TOTAL_OK=$((TOTAL_OK + $(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build-test-cuda.test.log)))
+  # CI has the toolkit and must build it; elsewhere a machine without it is told so and goes on.
+  if cuda_toolkit_present || [ "${CI:-}" = true ]; then
+    log "configuration build-test-cuda: -Dmemory_backend=cuda -Dlive_counters=true"
+    configure build-test-cuda -Dwerror=true -Dmemory_backend=cuda -Dlive_counters=true
+    ninja -C build-test-cuda >/dev/null
+    local cuda_suite=(--suite cuda)
+    if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then cuda_suite=(); fi
+    meson test -C build-test-cuda --no-rebuild --print-errorlogs --num-processes 2 "${cuda_suite[@]}" | tee build-test-cuda.test.log
+    TOTAL_OK=$((TOTAL_OK + $(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build-test-cuda.test.log)))
+  else
+    log "build-test-cuda NOT RUN: no CUDA toolkit here (cuda.h under \$CUDA_PATH or /usr/local/cuda, or nvcc on the PATH); CI builds it"
+  fi
   # clang++ and the user allocator policy (test programs install aligned_alloc callbacks).
   CXX=clang++ build_and_test build-test-clang-host-user -Dmemory_backend=host -Dallocator=user -Dlive_counters=true
   ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
