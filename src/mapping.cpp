@@ -324,8 +324,9 @@ Result<void> MappingBase::close(Event* out) noexcept {
   if (last_of_group(n, slot_)) {
     const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
-    // Not bracketed by submit: unmap_native releases imported memory itself (the map acquired it).
-    done = detail::submit<false>(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
+    // Not bracketed by submit: unmap_native releases imported memory itself (the map acquired it). Not
+    // draining: a zero-copy unmap may complete without waiting for the queue's earlier commands.
+    done = detail::submit<false, false>(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
       return unmap_native(queue_, n, slot, s);
     });
     auto extra = unmap_extra(queue_, n, slot);

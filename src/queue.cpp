@@ -144,7 +144,7 @@ namespace {
 /// A queue node on `ctx` whose native queue `open_native(ctx native)` provides.
 /// Errc: released, out_of_host_memory, or open_native's.
 template <class OpenNative>
-Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexcept {
+Result<QueueNode*> open_node(const Context& ctx, bool borrowed, OpenNative&& open_native) noexcept {
   detail::ContextNode* cn = detail::node_of(ctx);
   if (cn == nullptr) return fail(Errc::released, "context is released");
   auto* node = detail::make_node<QueueNode>();
@@ -159,6 +159,8 @@ Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexc
   node->ctx = cn;
   node->native = *native;
   node->serial = next_serial.fetch_add(1, std::memory_order_relaxed);
+  node->borrowed = borrowed;
+  detail::link_queue(node);
   detail::live_add(detail::Live::queue, 1);
   return node;
 }
@@ -167,17 +169,16 @@ Result<QueueNode*> open_node(const Context& ctx, OpenNative&& open_native) noexc
 
 Result<Queue> Queue::create(const Context& ctx) noexcept {
   EDGEMEM_TRY_ASSIGN(QueueNode* n,
-                     open_node(ctx, [](const Backend::NativeContext& c) { return Backend::queue_create(c); }));
+                     open_node(ctx, false, [](const Backend::NativeContext& c) { return Backend::queue_create(c); }));
   return Queue(n);
 }
 
 Result<Queue> Queue::adopt(const Context& ctx, NativeQueue native, AdoptMode mode) noexcept {
   if (ctx.valid() && mode != AdoptMode::retain && mode != AdoptMode::borrow)
     return fail(Errc::invalid_argument, "unknown AdoptMode");
-  EDGEMEM_TRY_ASSIGN(QueueNode* n, open_node(ctx, [&](const Backend::NativeContext& c) {
+  EDGEMEM_TRY_ASSIGN(QueueNode* n, open_node(ctx, mode == AdoptMode::borrow, [&](const Backend::NativeContext& c) {
     return Backend::queue_adopt(c, native, mode);
   }));
-  n->borrowed = mode == AdoptMode::borrow;
   return Queue(n);
 }
 

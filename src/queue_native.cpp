@@ -34,7 +34,7 @@ Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
   const bool imported = detail::bracketed_import(n) != nullptr;
   if constexpr (detail::tracks_pending) {
     detail::OrderWaits order;
-    EDGEMEM_TRY(order.collect(q, use));
+    order.collect(q, use);
     Backend::NativeEvent natives[detail::max_order_waits];
     Backend::CommandEvents sync;
     sync.wait_count = order.copy_to(natives);
@@ -54,12 +54,13 @@ Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
 
 Result<void> end(QueueNode* q, const MemNode* n, Access access) noexcept {
   EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
-  // Recorded first: the native commands are enqueued whatever the release below answers.
-  if constexpr (detail::tracks_pending) detail::record_pending(q, use, Backend::NativeEvent{});
   Backend::NativeEvent released{};  // not waited for: later commands of this queue run after it
-  EDGEMEM_TRY(detail::unhold_import(q->native, n, &released));
+  const Result<void> unheld = detail::unhold_import(q->native, n, &released);
   if (released != Backend::NativeEvent{}) Backend::event_release(released);
-  return {};
+  // Recorded whatever the release answered (the native commands are enqueued): a marker after them
+  // and the release stands for them (its event is theirs, no later command's).
+  if constexpr (detail::tracks_pending) EDGEMEM_TRY(detail::record_marker(q, use));
+  return unheld;
 }
 
 }  // namespace

@@ -65,8 +65,34 @@ void unref(ContextNode* n) noexcept {
   destroy_node(n);
 }
 
+void link_queue(QueueNode* n) noexcept {
+  if (n->borrowed) return;  // its native queue may go with its handle: never used after that
+  std::lock_guard<std::mutex> lock(n->ctx->queues_lock);
+  n->next = n->ctx->queues;
+  if (n->next != nullptr) n->next->prev = n;
+  n->ctx->queues = n;
+}
+
+QueueNode* take_live_queue(ContextNode* ctx) noexcept {
+  std::lock_guard<std::mutex> lock(ctx->queues_lock);
+  for (QueueNode* q = ctx->queues; q != nullptr; q = q->next) {
+    // A node whose count reached 0 is being unlinked by its last unref: not to be revived.
+    std::uint32_t refs = q->refs.load(std::memory_order_relaxed);
+    while (refs != 0 && !q->refs.compare_exchange_weak(refs, refs + 1, std::memory_order_acq_rel)) {
+    }
+    if (refs != 0) return q;
+  }
+  return nullptr;
+}
+
 void unref(QueueNode* n) noexcept {
   if (n == nullptr || !drop(n)) return;
+  if (!n->borrowed) {
+    std::lock_guard<std::mutex> lock(n->ctx->queues_lock);
+    if (n->prev != nullptr) n->prev->next = n->next;
+    else n->ctx->queues = n->next;
+    if (n->next != nullptr) n->next->prev = n->prev;
+  }
   if (!n->borrowed) Backend::queue_release(n->native);
   live_add(Live::queue, -1);
   ContextNode* ctx = n->ctx;

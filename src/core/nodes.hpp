@@ -51,14 +51,27 @@ struct ContextNode {
   std::mutex unreported_lock;
   std::size_t unreported_count = 0;
   Error unreported_last{};
+  // The queues of this context that edgemem owns natively (made by Queue::create or adopted with
+  // retain) and whose nodes live: where the free of shared virtual memory whose last handle went with
+  // commands still queued is enqueued (svm_root.cpp). Guarded by queues_lock.
+  std::mutex queues_lock;
+  QueueNode* queues = nullptr;
 };
 
+/// A queue. Its commands are numbered by `tickets` in their native order (docs/ordering.md): an async
+/// command, a marker that stands for a command, takes its ticket under `submit_lock` right after its
+/// enqueue, so a lower ticket was enqueued earlier; a blocking command reads the count before its
+/// enqueue, and once it has completed so has every command whose ticket is at most that count.
 struct QueueNode {
   std::atomic<std::uint32_t> refs{1};
   ContextNode* ctx = nullptr;  // a root holds a reference; a sub-buffer borrows its root's
   Backend::NativeQueue native{};
   bool borrowed = false;       // adopted with AdoptMode::borrow: the native queue is not released
   std::uint64_t serial = 0;    // unique per queue for the life of the process (ordering records)
+  std::mutex submit_lock;      // held across an enqueue whose event the ordering table keeps, and its ticket
+  std::atomic<std::uint64_t> tickets{0};  // tickets handed out (the last one given)
+  QueueNode* next = nullptr;   // ContextNode::queues (owned queues only)
+  QueueNode* prev = nullptr;
 };
 
 struct PendingTable;
@@ -261,6 +274,14 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
 /// pool passes null: its block's node came from the allocator, so from then on it is freed like any
 /// view. A heap passes its node storage, which takes the node back and frees itself with the last one.
 inline void orphan(MemNode* n, NodeOwner* heir) noexcept { n->owner.store(heir, std::memory_order_release); }
+
+/// Puts a new queue node (its ctx, native and borrowed set) on its context's list of owned queues
+/// (borrowed ones stay off it).
+void link_queue(QueueNode* n) noexcept;
+
+/// One owned queue of `ctx` that is still alive, with a reference taken for the caller (unref it), or
+/// null when there is none.
+QueueNode* take_live_queue(ContextNode* ctx) noexcept;
 
 /// Drops one reference; the last one releases the native object and the node.
 void unref(ContextNode* n) noexcept;

@@ -1,11 +1,12 @@
-// The per-root table of pending commands (see ordering.hpp).
+// The per-root table of pending commands (see ordering.hpp and docs/ordering.md).
 #include "core/ordering.hpp"
-
-#include <mutex>
 
 namespace edgemem::detail {
 
 namespace {
+
+/// Entries a full table of 16 queues folds into one marker (the oldest ones).
+constexpr std::size_t kFold = max_pending_per_root / 2;
 
 bool conflicts(const PendingCommand& e, ByteRange r, bool writes) noexcept {
   return (writes || e.writes) && intersects(ByteRange{e.begin, e.end}, r);
@@ -15,46 +16,61 @@ ByteRange root_range(const MemUse& use) noexcept {
   return ByteRange{use.node->origin + use.range.begin, use.node->origin + use.range.end};
 }
 
-void drop(PendingCommand& e) noexcept {
-  if (e.event != Backend::NativeEvent{}) Backend::event_release(e.event);
-  unref(e.queue);
-}
-
 void erase(PendingTable& t, std::size_t i) noexcept {
-  drop(t.entries[i]);
+  Backend::event_release(t.entries[i].event);
   const std::size_t n = t.count.load(std::memory_order_relaxed);
   for (std::size_t j = i + 1; j < n; ++j) t.entries[j - 1] = t.entries[j];  // keeps age order
   t.count.store(n - 1, std::memory_order_release);
 }
 
-/// The entry's event. An entry recorded without one (a blocking write, or any command while one queue
-/// alone used the root) gets one now: a marker on its queue, which completes after that command (and
-/// the rest of that queue so far). Errc: those of Backend::marker.
-Result<Backend::NativeEvent> event_of(PendingCommand& e) noexcept {
-  if (e.event == Backend::NativeEvent{}) {
-    Backend::CommandEvents sync;
-    sync.out = &e.event;
-    EDGEMEM_TRY(Backend::marker(e.queue->native, sync));
-  }
-  return e.event;
+/// Appends `e` (its event reference passes to the table). The table has room.
+void append(PendingTable& t, const PendingCommand& e) noexcept {
+  const std::size_t at = t.count.load(std::memory_order_relaxed);
+  t.entries[at] = e;
+  t.count.store(at + 1, std::memory_order_release);
 }
 
-/// Makes room for one entry of `queue`: drops completed entries, else returns the index of the newest
-/// entry of `queue` (to widen), else waits for the oldest entry and drops it. Returns
-/// max_pending_per_root when a slot was freed.
-std::size_t make_room(PendingTable& t, const QueueNode* queue) noexcept {
+/// `into` stands for `from` too (same queue, `from`'s ticket lower: `into`'s event completes after
+/// both): the range widens to cover both, a write stays a write.
+void widen(PendingCommand& into, const PendingCommand& from) noexcept {
+  if (from.begin < into.begin) into.begin = from.begin;
+  if (from.end > into.end) into.end = from.end;
+  into.writes = into.writes || from.writes;
+}
+
+/// Under the lock: frees at least one slot of the full table `t` for a record of `q`, in this order:
+/// entries whose command has completed go; else two entries of one queue become the later one; else
+/// (16 queues) the oldest kFold entries fold into one marker on `q` that waits for their events; only
+/// when the driver refuses that marker does the host wait, for the oldest entry.
+void make_room(PendingTable& t, QueueNode* q) noexcept {
   for (std::size_t i = t.count; i-- > 0;) {
-    auto event = event_of(t.entries[i]);
-    if (!event) continue;  // no marker now: keep the entry (it may still run)
-    auto done = Backend::event_complete(*event);
+    auto done = Backend::event_complete(t.entries[i].event);
     if (!done || *done) erase(t, i);  // a failed command has ended too
   }
-  if (t.count < max_pending_per_root) return max_pending_per_root;
-  for (std::size_t i = t.count; i-- > 0;)
-    if (t.entries[i].queue == queue) return i;
-  if (auto oldest = event_of(t.entries[0])) (void)Backend::event_wait(*oldest);  // 16 queues pending: rare
+  if (t.count < max_pending_per_root) return;
+  for (std::size_t i = 0; i < t.count; ++i) {
+    for (std::size_t j = i + 1; j < t.count; ++j) {
+      if (t.entries[i].queue != t.entries[j].queue) continue;
+      const bool j_later = t.entries[j].ticket > t.entries[i].ticket;
+      widen(t.entries[j_later ? j : i], t.entries[j_later ? i : j]);
+      erase(t, j_later ? i : j);
+      return;
+    }
+  }
+  Backend::NativeEvent waits[kFold];
+  PendingCommand folded = t.entries[0];
+  for (std::size_t i = 0; i < kFold; ++i) {
+    waits[i] = t.entries[i].event;
+    widen(folded, t.entries[i]);
+  }
+  if (ticketed_marker(q, waits, kFold, &folded.event, &folded.ticket)) {
+    folded.queue = q->serial;
+    for (std::size_t i = kFold; i-- > 0;) erase(t, i);
+    append(t, folded);
+    return;
+  }
+  (void)Backend::event_wait(t.entries[0].event);  // refused: a failed command has ended too
   erase(t, 0);
-  return max_pending_per_root;
 }
 
 }  // namespace
@@ -63,25 +79,22 @@ OrderWaits::~OrderWaits() {
   for (std::size_t i = 0; i < count_; ++i) Backend::event_release(events_[i]);
 }
 
-Result<void> OrderWaits::collect(const QueueNode* queue, const MemUse& use) noexcept {
-  if (use.node == nullptr) return {};
+void OrderWaits::collect(const QueueNode* queue, const MemUse& use) noexcept {
+  if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
-  if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return {};
+  if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
   const ByteRange r = root_range(use);
   std::lock_guard<std::mutex> lock(use.node->root->map_lock);
   for (std::size_t i = 0; i < t->count; ++i) {
-    PendingCommand& e = t->entries[i];
-    if (e.queue == queue) continue;
-    t->many_queues = true;
-    if (!conflicts(e, r, use.writes)) continue;
-    EDGEMEM_TRY_ASSIGN(const Backend::NativeEvent event, event_of(e));
+    const PendingCommand& e = t->entries[i];
+    if (e.queue == queue->serial || !conflicts(e, r, use.writes)) continue;
     bool seen = false;
-    for (std::size_t j = 0; j < count_ && !seen; ++j) seen = events_[j] == event;
-    if (seen || count_ == max_order_waits) continue;
-    Backend::event_retain(event);
-    events_[count_++] = event;
+    for (std::size_t j = 0; j < count_ && !seen; ++j) seen = events_[j] == e.event;
+    if (seen) continue;
+    // Room is certain: two uses, each root's table holds at most max_pending_per_root entries.
+    Backend::event_retain(e.event);
+    events_[count_++] = e.event;
   }
-  return {};
 }
 
 std::size_t OrderWaits::copy_to(Backend::NativeEvent* out) const noexcept {
@@ -89,48 +102,67 @@ std::size_t OrderWaits::copy_to(Backend::NativeEvent* out) const noexcept {
   return count_;
 }
 
-void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event) noexcept {
+Result<void> ticketed_marker(QueueNode* q, const Backend::NativeEvent* waits, std::size_t wait_count,
+                             Backend::NativeEvent* event, std::uint64_t* ticket) noexcept {
+  Backend::CommandEvents sync;
+  sync.waits = wait_count != 0 ? waits : nullptr;
+  sync.wait_count = wait_count;
+  sync.out = event;
+  return enqueue_ticketed(q, ticket, [&] { return Backend::marker(q->native, sync); });
+}
+
+void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr) return;
-  ByteRange r = root_range(use);
-  bool writes = use.writes;
+  PendingCommand entry{0, 0, queue->serial, ticket, event, use.writes};
+  const ByteRange r = root_range(use);
+  entry.begin = r.begin;
+  entry.end = r.end;
   std::lock_guard<std::mutex> lock(use.node->root->map_lock);
-  // Earlier commands of the same queue inside this range complete before this one: this entry stands
-  // for them (keeping their write flag, so a reader on another queue still waits).
   for (std::size_t i = t->count; i-- > 0;) {
     const PendingCommand& e = t->entries[i];
-    if (e.queue == queue && e.begin >= r.begin && e.end <= r.end) {
-      writes = writes || e.writes;
+    if (e.queue != entry.queue || e.begin > r.begin || e.end < r.end) continue;
+    // A later command of this queue over these bytes, writing if this one does, stands for this one.
+    if (e.ticket > ticket && (e.writes || !entry.writes)) return;
+  }
+  // Earlier commands of this queue inside this range complete before this one: this entry stands for
+  // them (keeping their write flag, so a reader on another queue still waits).
+  for (std::size_t i = t->count; i-- > 0;) {
+    const PendingCommand& e = t->entries[i];
+    if (e.queue == entry.queue && e.ticket < ticket && e.begin >= r.begin && e.end <= r.end) {
+      entry.writes = entry.writes || e.writes;
       erase(*t, i);
     }
   }
-  if (t->count == max_pending_per_root) {
-    const std::size_t merge = make_room(*t, queue);
-    if (merge != max_pending_per_root) {  // widen the newest same-queue entry: later, wider, still correct
-      PendingCommand& e = t->entries[merge];
-      r = ByteRange{e.begin < r.begin ? e.begin : r.begin, e.end > r.end ? e.end : r.end};
-      writes = writes || e.writes;
-      erase(*t, merge);
-    }
-  }
-  if (t->first_queue == 0) t->first_queue = queue->serial;
-  else if (t->first_queue != queue->serial) t->many_queues = true;
-  if (!t->many_queues) event = Backend::NativeEvent{};  // made on demand (event_of)
-  if (event != Backend::NativeEvent{}) Backend::event_retain(event);
-  retain(queue);
-  const std::size_t at = t->count.load(std::memory_order_relaxed);
-  t->entries[at] = PendingCommand{r.begin, r.end, queue, event, writes};
-  t->count.store(at + 1, std::memory_order_release);
+  if (t->count == max_pending_per_root) make_room(*t, queue);
+  Backend::event_retain(event);
+  append(*t, entry);
 }
 
-void forget_completed(const QueueNode* queue, const MemUse& use) noexcept {
+Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept {
+  if (use.node == nullptr || use.node->root->pending == nullptr) return {};
+  Backend::NativeEvent event{};
+  std::uint64_t ticket = 0;
+  if (ticketed_marker(queue, nullptr, 0, &event, &ticket)) {
+    record_pending(queue, use, event, ticket);
+    Backend::event_release(event);
+    return {};
+  }
+  // No marker: the queue's commands so far end on the host, and then nothing of them is pending.
+  const std::uint64_t bound = ticket_bound(queue);
+  EDGEMEM_TRY(Backend::queue_finish(queue->native));
+  forget_completed(queue, use, bound);
+  return {};
+}
+
+void forget_completed(const QueueNode* queue, const MemUse& use, std::uint64_t bound) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
   std::lock_guard<std::mutex> lock(use.node->root->map_lock);
   for (std::size_t i = t->count; i-- > 0;)
-    if (t->entries[i].queue == queue) erase(*t, i);
+    if (t->entries[i].queue == queue->serial && t->entries[i].ticket <= bound) erase(*t, i);
 }
 
 PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); }
@@ -138,19 +170,14 @@ PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); 
 void wait_pending(PendingTable* table, ContextNode* ctx) noexcept {
   if (table == nullptr) return;
   for (std::size_t i = 0; i < table->count.load(std::memory_order_relaxed); ++i) {
-    PendingCommand& e = table->entries[i];
-    auto event = event_of(e);
-    const Result<void> waited = event ? Backend::event_wait(*event) : Result<void>(fail(event.error()));
-    if (!waited) {
-      report_dropped(ctx, waited.error());
-      (void)Backend::queue_finish(e.queue->native);  // waits for the command all the same
-    }
+    const Result<void> waited = Backend::event_wait(table->entries[i].event);
+    if (!waited) report_dropped(ctx, waited.error());  // a failed command has ended too
   }
 }
 
 void destroy_pending_table(PendingTable* table) noexcept {
   if (table == nullptr) return;
-  for (std::size_t i = 0; i < table->count; ++i) drop(table->entries[i]);
+  for (std::size_t i = 0; i < table->count; ++i) Backend::event_release(table->entries[i].event);
   destroy_node(table);
 }
 

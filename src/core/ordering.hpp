@@ -1,14 +1,16 @@
-// Ordering across queues: each root buffer keeps a small fixed table of the commands that may still
-// reach it (their queue, byte range, whether they write, and a retained event). A command on queue Q
-// waits for every entry of another queue whose range it shares where either side writes (read after
-// write, write after read, write after write); same-queue order is the queue's own. Entries live in
-// the root, not in a handle, so memory that goes back to a pool, ring or heap carries them to its next
-// owner: that owner's first command (or map) waits for them automatically (stream-ordered release).
-// Backends whose commands complete at enqueue (host) keep no table at all.
+// Ordering across queues (docs/ordering.md is the model; this is its code). Each root keeps a small
+// fixed table of the commands that may still reach it: their queue, byte range, whether they write, a
+// ticket (their place in their queue's order) and their own event. A command on queue Q waits for every
+// entry of another queue whose range it shares where either side writes; same-queue order is the
+// queue's own. Entries live in the root, not in a handle, so memory that goes back to a pool, ring or
+// heap carries them to its next owner (stream-ordered release). An entry goes only when its command is
+// known complete: its event has completed, or a blocking command of its queue that started after its
+// ticket has returned. Backends whose commands complete at enqueue (host) keep no table at all.
 #pragma once
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include <edgemem/event.hpp>
 #include <edgemem/result.hpp>
@@ -18,18 +20,19 @@
 
 namespace edgemem::detail {
 
-/// Commands one root remembers at once; a full table first drops completed entries, then merges
-/// same-queue entries, and only when 16 queues have commands pending on one root waits for the oldest.
+/// Commands one root remembers at once. A full table drops completed entries, then merges two entries
+/// of one queue, then folds the oldest entries into one marker on the recording queue: it never waits
+/// on the host to make room (only when the driver refuses that marker).
 inline constexpr std::size_t max_pending_per_root = 16;
 
 /// One command that may still reach a root: root-relative bytes [begin, end).
 struct PendingCommand {
   std::size_t begin;
   std::size_t end;
-  QueueNode* queue;             // one reference held by the table
-  Backend::NativeEvent event;   // one reference held by the table; empty (a blocking write, or while
-                                // one queue alone uses the root) until another queue needs to wait
-                                // for it: then a marker on `queue` (event_of in ordering.cpp)
+  std::uint64_t queue;          // QueueNode::serial of its queue (no reference: a queue's handle may go)
+  std::uint64_t ticket;         // its place in that queue's order (QueueNode::tickets)
+  Backend::NativeEvent event;   // one reference held by the table: the command's own event (or a marker
+                                // enqueued right after it, under the queue's submit_lock)
   bool writes;
 };
 
@@ -42,11 +45,6 @@ struct PendingTable {
   /// Entries in use. Written under the lock; read without it only to skip an empty table (a command
   /// racing another thread's record is not ordered after it in any case).
   std::atomic<std::size_t> count{0};
-  /// QueueNode::serial of the first queue that recorded a command here, and whether any other queue
-  /// has used the root since. While one queue alone uses a root, entries keep no event (a marker
-  /// makes one if a second queue ever needs it), so single-queue work costs no driver call here.
-  std::uint64_t first_queue = 0;
-  bool many_queues = false;
 };
 
 /// Whether the active backend needs the table (false: commands complete at enqueue).
@@ -70,30 +68,57 @@ class OrderWaits {
   OrderWaits& operator=(const OrderWaits&) = delete;
   ~OrderWaits();
   /// Appends (retained) the events of commands on queues other than `queue` that conflict with `use`.
-  /// Errc: those of Backend::marker (a blocking write's entry gets its event only now).
-  [[nodiscard]] Result<void> collect(const QueueNode* queue, const MemUse& use) noexcept;
+  void collect(const QueueNode* queue, const MemUse& use) noexcept;
   /// Copies the collected events to `out`; returns how many.
   std::size_t copy_to(Backend::NativeEvent* out) const noexcept;
+  /// How many were collected.
+  std::size_t size() const noexcept { return count_; }
 
  private:
   Backend::NativeEvent events_[max_order_waits];
   std::size_t count_ = 0;
 };
 
-/// Records `event` (the caller keeps its own reference; empty: a blocking write with no event) as a
-/// command of `queue` on `use`'s bytes.
-void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event) noexcept;
+/// The count of `q`'s tickets now: read before a blocking command is enqueued, it bounds what that
+/// command's completion proves complete (forget_completed).
+inline std::uint64_t ticket_bound(const QueueNode* q) noexcept { return q->tickets.load(std::memory_order_acquire); }
 
-/// A command of `queue` on `use`'s root has completed, so every earlier command of `queue` has:
-/// their entries go.
-void forget_completed(const QueueNode* queue, const MemUse& use) noexcept;
+/// Runs `enqueue()` (an async command whose event the table will keep) under `q`'s submit_lock and,
+/// when it succeeds, stores its ticket in `*ticket`.
+template <class Enqueue>
+Result<void> enqueue_ticketed(QueueNode* q, std::uint64_t* ticket, Enqueue&& enqueue) noexcept {
+  std::lock_guard<std::mutex> lock(q->submit_lock);
+  EDGEMEM_TRY(enqueue());
+  *ticket = q->tickets.fetch_add(1, std::memory_order_acq_rel) + 1;
+  return {};
+}
+
+/// A marker on `q` after every command enqueued on it so far (and `waits`), with its event and ticket:
+/// what stands for a command that has no event of its own (a blocking write still running, native
+/// commands, a release on a queue). Errc: those of Backend::marker.
+Result<void> ticketed_marker(QueueNode* q, const Backend::NativeEvent* waits, std::size_t wait_count,
+                             Backend::NativeEvent* event, std::uint64_t* ticket) noexcept;
+
+/// Records `event` (non-empty; the caller keeps its own reference), ticket `ticket` of `queue`, as a
+/// command on `use`'s bytes. A full table makes room without waiting on the host (ordering.hpp).
+void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket) noexcept;
+
+/// Makes `queue`'s commands that reach `use`'s bytes ordered before every later command of other
+/// queues, for a command that has no event: a ticketed marker recorded on `use`; when the driver
+/// refuses the marker, the queue is finished on the host instead. Errc: those of Backend::queue_finish
+/// (both failed: nothing is recorded, and the caller reports it).
+Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept;
+
+/// A blocking command of `queue` that touched `use` has completed, and with it every command of
+/// `queue` whose ticket is at most `bound` (ticket_bound read before its enqueue): their entries go.
+void forget_completed(const QueueNode* queue, const MemUse& use, std::uint64_t bound) noexcept;
 
 /// A new table for a root (null: out of host memory). Only when tracks_pending.
 PendingTable* make_pending_table() noexcept;
 
-/// Waits for every command the table still records (its event, or a marker on its queue; the queue's
-/// finish when neither can be had): before memory the root only borrows (an import's mapping) goes.
-/// Runs in a destructor: a failure is counted on `ctx` (Context::unreported_errors()).
+/// Waits on the host for every command the table still records: before memory the root only borrows
+/// (an import's mapping) goes. Runs in a destructor: a failed command is counted on `ctx`
+/// (Context::unreported_errors()).
 void wait_pending(PendingTable* table, ContextNode* ctx) noexcept;
 
 /// Releases every event of the table and the table itself (the root is being destroyed).

@@ -55,14 +55,7 @@ Result<void> order_release(QueueNode* q, MemNode* n) noexcept {
   if (q == nullptr) return fail(Errc::released, "queue is released");
   if (q->ctx != n->ctx) return fail(Errc::invalid_argument, "queue belongs to another context");
   EDGEMEM_TRY(check_releasable(n));
-  if constexpr (tracks_pending) {
-    Backend::NativeEvent marker{};
-    Backend::CommandEvents sync;
-    sync.out = &marker;
-    EDGEMEM_TRY(Backend::marker(q->native, sync));
-    record_pending(q, MemUse{n, ByteRange{0, n->bytes}, true}, marker);
-    Backend::event_release(marker);
-  }
+  if constexpr (tracks_pending) EDGEMEM_TRY(record_marker(q, MemUse{n, ByteRange{0, n->bytes}, true}));
   return {};
 }
 

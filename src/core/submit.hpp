@@ -25,15 +25,18 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 
 /// Checks `waits` (any length) against queue `q`, then runs `command(sync)` on memory uses `a` and `b`
 /// (either node may be null). The command also waits for commands of other queues that still reach its
-/// bytes in a conflicting way; an async command (`out` non-null, its event lands there) is recorded on
-/// the roots it touches, and so is a blocking one that may still run on the device
-/// (Backend::CommandEvents::still_running); any other blocking one has completed on return, and with it
-/// every earlier command of `q`. A wait list longer than wait_chunk_events is folded into markers on
-/// `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver imported
-/// through cl_khr_external_memory runs between external_acquire and external_release
+/// bytes in a conflicting way. An async command (`out` non-null, its event lands there) is enqueued under
+/// q's submit_lock, takes its ticket and is recorded on the roots it touches; a blocking one that may
+/// still run on the device (Backend::CommandEvents::still_running) is recorded through a marker after
+/// it; any other blocking one has completed on return and, when `drains` (the backend ran it in the
+/// queue's order: not a zero-copy unmap), so has every command of `q` enqueued before it started: their
+/// entries on its roots go (docs/ordering.md). A wait list longer than wait_chunk_events is folded into
+/// markers on `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver
+/// imported through cl_khr_external_memory runs between external_acquire and external_release
 /// (external_bracket.hpp; the out-event is the release's). Errc: released / invalid_argument (wait
-/// list), those of Backend::marker (folding, ordering), of the bracket, or the command's own.
-template <bool bracket = true, class Command>
+/// list), those of Backend::marker (folding), of the bracket, or the command's own; for a blocking
+/// command still running, those of Backend::queue_finish when no marker could be had (record_marker).
+template <bool bracket = true, bool drains = true, class Command>
 Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
                     Command&& command) noexcept {
   EDGEMEM_TRY(check_waits(q->ctx, waits));
@@ -42,51 +45,62 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
   Backend::CommandEvents sync;
   sync.out = out != nullptr ? &produced : nullptr;
   FoldedWaits folded;  // declared before the command runs, released after it is enqueued
+  auto run = [&]() -> Result<void> {
+    if constexpr (bracket) return run_bracketed(q->native, a.node, b.node, sync, command);
+    else return command(sync);
+  };
   if constexpr (tracks_pending) {
     OrderWaits order;
-    EDGEMEM_TRY(order.collect(q, a));
-    EDGEMEM_TRY(order.collect(q, b));
+    order.collect(q, a);
+    order.collect(q, b);
     EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
     sync.wait_count += order.copy_to(natives + sync.wait_count);
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
-    bool still_running = false;
-    if (out == nullptr) sync.still_running = &still_running;
-    if constexpr (bracket) EDGEMEM_TRY(run_bracketed(q->native, a.node, b.node, sync, command));
-    else EDGEMEM_TRY(command(sync));
-    for (const MemUse* u : {&a, &b}) {
-      if (out != nullptr || still_running) record_pending(q, *u, produced);
-      else forget_completed(q, *u);
+    if (out != nullptr) {
+      std::uint64_t ticket = 0;
+      EDGEMEM_TRY(enqueue_ticketed(q, &ticket, run));
+      for (const MemUse* u : {&a, &b}) record_pending(q, *u, produced, ticket);
+    } else {
+      bool still_running = false;
+      sync.still_running = &still_running;
+      const std::uint64_t bound = ticket_bound(q);
+      EDGEMEM_TRY(run());
+      for (const MemUse* u : {&a, &b}) {
+        if (still_running) EDGEMEM_TRY(record_marker(q, *u));
+        else if constexpr (drains) forget_completed(q, *u, bound);
+      }
     }
   } else {
     EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
-    if constexpr (bracket) EDGEMEM_TRY(run_bracketed(q->native, a.node, b.node, sync, command));
-    else EDGEMEM_TRY(command(sync));
+    EDGEMEM_TRY(run());
   }
   if (out != nullptr) *out = HandleAccess::event(produced, q->ctx);
   return {};
 }
 
 /// submit() for a command on one buffer.
-template <bool bracket = true, class Command>
+template <bool bracket = true, bool drains = true, class Command>
 Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, Command&& command) noexcept {
-  return submit<bracket>(q, waits, out, a, MemUse{}, std::forward<Command>(command));
+  return submit<bracket, drains>(q, waits, out, a, MemUse{}, std::forward<Command>(command));
 }
 
 /// Runs a blocking map (`map(sync)` returns the native mapping) on `use` after the commands of other
-/// queues that still reach its bytes in a conflicting way; once it returns, every earlier command of
-/// `q` has completed. The map itself brackets imported memory (map_bracketed). Errc: the map's own.
+/// queues that still reach its bytes in a conflicting way; once it returns, every command of `q`
+/// enqueued before it has completed (every backend's map runs in the queue's order), so their entries
+/// on its root go. The map itself brackets imported memory (map_bracketed). Errc: the map's own.
 template <class Map>
 Result<contract::Mapped> submit_map(QueueNode* q, const MemUse& use, Map&& map) noexcept {
   Backend::CommandEvents sync;
   if constexpr (tracks_pending) {
     Backend::NativeEvent natives[max_order_waits];
     OrderWaits order;
-    EDGEMEM_TRY(order.collect(q, use));
+    order.collect(q, use);
     sync.wait_count = order.copy_to(natives);
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
+    const std::uint64_t bound = ticket_bound(q);
     auto mapped = map(sync);
-    if (mapped) forget_completed(q, use);
+    if (mapped) forget_completed(q, use, bound);
     return mapped;
   } else {
     return map(sync);

@@ -12,22 +12,27 @@ Result<void> check_not_svm(const MemNode* n) noexcept {
 
 namespace {
 
-/// Enqueues the free of `n` after every command its table records. Errc: those of collecting the
-/// waits (markers) and of svm_free_queued. (Unused where commands complete at enqueue: the host
-/// backend, whose clang builds would otherwise refuse it under -Werror.)
+/// Enqueues the free of `n` on a live queue edgemem owns, after every command its table records (their
+/// events as the wait list): never blocking. Errc: unsupported (no such queue is left), those of
+/// svm_free_queued. (Unused where commands complete at enqueue: the host backend, whose clang builds
+/// would otherwise refuse it under -Werror.)
 [[maybe_unused]] Result<void> free_queued(MemNode* n, PendingTable* t) noexcept {
-  QueueNode* q = t->entries[t->count.load(std::memory_order_relaxed) - 1].queue;
-  OrderWaits order;
-  EDGEMEM_TRY(order.collect(q, MemUse{n, ByteRange{0, n->bytes}, true}));
-  Backend::NativeEvent waits[max_order_waits];
+  // Entries keep no queue: the queue whose command made one may be gone, and a borrowed one's native
+  // queue with it (docs/ordering.md). Any live queue of the context can wait for their events.
+  QueueNode* q = take_live_queue(n->ctx);
+  if (q == nullptr) return fail(Errc::unsupported, "no live queue to enqueue the free on");
+  Backend::NativeEvent waits[max_pending_per_root];
+  const std::size_t count = t->count.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < count; ++i) waits[i] = t->entries[i].event;
   Backend::CommandEvents sync;
-  sync.wait_count = order.copy_to(waits);
-  sync.waits = sync.wait_count != 0 ? waits : nullptr;
+  sync.wait_count = count;
+  sync.waits = count != 0 ? waits : nullptr;
   Backend::NativeEvent done{};
   sync.out = &done;  // never blocking: the free runs when the device gets there
-  EDGEMEM_TRY(Backend::svm_free_queued(q->native, n->svm, sync));
-  Backend::event_release(done);
-  return {};
+  const Result<void> queued = Backend::svm_free_queued(q->native, n->svm, sync);
+  if (queued) Backend::event_release(done);
+  unref(q);
+  return queued;
 }
 
 }  // namespace
@@ -38,12 +43,10 @@ void free_svm_root(MemNode* n) noexcept {
     if (t != nullptr && t->count.load(std::memory_order_acquire) != 0) {
       auto queued = free_queued(n, t);
       if (queued) return;
-      // Could not enqueue the free: counted (Context::unreported_errors()); wait for everything
-      // recorded, then free at once.
-      report_dropped(n->ctx, queued.error());
-      for (std::size_t i = 0; i < t->count.load(std::memory_order_relaxed); ++i) {
-        (void)Backend::queue_finish(t->entries[i].queue->native);
-      }
+      // No queue to free it on (every one released), or the free could not be enqueued: wait on the
+      // host for everything recorded, then free at once. Only a refused enqueue is an error to count.
+      if (queued.error().code != Errc::unsupported) report_dropped(n->ctx, queued.error());
+      wait_pending(t, n->ctx);
     }
   }
   Backend::svm_free(n->ctx->native, n->svm);

@@ -28,9 +28,9 @@ inline contract::SvmAddress host_at(const void* p) noexcept {
 [[nodiscard]] Result<void> check_not_svm(const MemNode* n) noexcept;
 
 /// Frees the allocation of SVM root `n`, whose last reference has gone (unref): at once when no
-/// recorded command reaches it, else with svm_free_queued on the queue of its newest entry after the
-/// entries of every other queue (their events as its wait list); if that cannot be enqueued, it waits
-/// for them on the host first (never frees under running work).
+/// recorded command reaches it, else with svm_free_queued on a live queue edgemem owns, after every
+/// recorded command (their events as its wait list); when no such queue is left or the free cannot be
+/// enqueued, it waits for them on the host first (never frees under running work).
 void free_svm_root(MemNode* n) noexcept;
 
 }  // namespace edgemem::detail
