@@ -11,8 +11,8 @@ namespace edgemem::backend::cu {
 
 namespace {
 
-constexpr std::size_t kCached = 256;  // event records kept for reuse, process-wide
-constexpr int kPooledPerContext = 16; // made at context creation
+constexpr std::size_t kCached = 1024;  // event records kept for reuse, process-wide
+constexpr int kPooledPerContext = 32;  // made at context creation
 
 constexpr std::size_t kContexts = 16;  // contexts whose records are pooled at once
 
@@ -73,6 +73,7 @@ Result<Cuda::NativeEvent> make(CUcontext ctx) noexcept {
 }  // namespace
 
 Result<Cuda::NativeEvent> take_event(CUcontext ctx) noexcept {
+  bool pooled = false;
   {
     Cache& c = cache();
     std::lock_guard<std::mutex> guard(c.lock);
@@ -83,8 +84,15 @@ Result<Cuda::NativeEvent> take_event(CUcontext ctx) noexcept {
       e->refs.store(1, std::memory_order_relaxed);
       return e;
     }
+    const Users* u = users_of(c, ctx);
+    pooled = u != nullptr && u->context == ctx;
   }
-  return make(ctx);
+  // None cached: a new record, which joins the cache when it comes back (while its context is pooled),
+  // so the records in use at once (tables of several queues, events users hold) are made once and a
+  // steady state allocates nothing however many queues it uses (issue #28).
+  EDGEMEM_TRY_ASSIGN(Cuda::NativeEvent e, make(ctx));
+  e->pooled = pooled;
+  return e;
 }
 
 void return_event(Cuda::NativeEvent e) noexcept {

@@ -76,7 +76,7 @@ struct CudaEvent {
   CUevent_st* event = nullptr;           ///< CUevent, recorded on the command's stream
   CUctx_st* context = nullptr;           ///< CUcontext it was created in
   std::atomic<std::uint32_t> refs{1};    ///< references; the last release gives it back to the backend
-  bool pooled = false;                   ///< made at context creation: kept for reuse, not freed
+  bool pooled = false;                   ///< its context's records are cached: kept for reuse when released
 };
 
 /// Native event handle: a CudaEvent (null: none).

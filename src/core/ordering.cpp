@@ -41,7 +41,8 @@ void widen(PendingCommand& into, const PendingCommand& from) noexcept {
 /// Under the lock: frees at least one slot of the full table `t` for a record of `q`, in this order:
 /// entries whose command has completed go; else two entries of one queue become the later one; else
 /// (16 queues) the oldest kFold entries fold into one marker on `q` that waits for their events; only
-/// when the driver refuses that marker does the host wait, for the oldest entry.
+/// when the driver refuses that marker does the host wait, for the oldest entry (the refusal is counted
+/// in Context::unreported_errors()).
 void make_room(PendingTable& t, QueueNode* q) noexcept {
   for (std::size_t i = t.count; i-- > 0;) {
     auto done = Backend::event_complete(t.entries[i].event);
@@ -63,13 +64,15 @@ void make_room(PendingTable& t, QueueNode* q) noexcept {
     waits[i] = t.entries[i].event;
     widen(folded, t.entries[i]);
   }
-  if (ticketed_marker(q, waits, kFold, &folded.event, &folded.ticket)) {
+  const Result<void> marked = ticketed_marker(q, waits, kFold, &folded.event, &folded.ticket);
+  if (marked) {
     folded.queue = q->serial;
     for (std::size_t i = kFold; i-- > 0;) erase(t, i);
     append(t, folded);
     return;
   }
-  (void)Backend::event_wait(t.entries[0].event);  // refused: a failed command has ended too
+  report_dropped(q->ctx, marked.error());
+  (void)Backend::event_wait(t.entries[0].event);  // a failed command has ended too
   erase(t, 0);
 }
 
@@ -144,12 +147,15 @@ Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept {
   if (use.node == nullptr || use.node->root->pending == nullptr) return {};
   Backend::NativeEvent event{};
   std::uint64_t ticket = 0;
-  if (ticketed_marker(queue, nullptr, 0, &event, &ticket)) {
+  const Result<void> marked = ticketed_marker(queue, nullptr, 0, &event, &ticket);
+  if (marked) {
     record_pending(queue, use, event, ticket);
     Backend::event_release(event);
     return {};
   }
-  // No marker: the queue's commands so far end on the host, and then nothing of them is pending.
+  // No marker: the queue's commands so far end on the host, so nothing of them is left unordered; the
+  // refusal is counted (Context::unreported_errors()), as the call itself has done its work.
+  report_dropped(queue->ctx, marked.error());
   const std::uint64_t bound = ticket_bound(queue);
   EDGEMEM_TRY(Backend::queue_finish(queue->native));
   forget_completed(queue, use, bound);

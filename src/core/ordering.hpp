@@ -100,14 +100,17 @@ Result<void> ticketed_marker(QueueNode* q, const Backend::NativeEvent* waits, st
                              Backend::NativeEvent* event, std::uint64_t* ticket) noexcept;
 
 /// Records `event` (non-empty; the caller keeps its own reference), ticket `ticket` of `queue`, as a
-/// command on `use`'s bytes. A full table makes room without waiting on the host (ordering.hpp).
+/// command on `use`'s bytes. A full table makes room without waiting on the host (make_room in
+/// ordering.cpp); only when the driver refuses the marker that folds a table of 16 queues is the oldest
+/// entry waited for on the host, and the refusal counted in Context::unreported_errors().
 void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket) noexcept;
 
-/// Makes `queue`'s commands that reach `use`'s bytes ordered before every later command of other
-/// queues, for a command that has no event: a ticketed marker recorded on `use`; when the driver
-/// refuses the marker, the queue is finished on the host instead. Errc: those of Backend::queue_finish
-/// (both failed: nothing is recorded, and the caller reports it).
-Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept;
+/// Makes `queue`'s commands so far ordered before every later command of other queues on `use`'s bytes,
+/// for commands that have no event (a blocking write still running, native commands, a release on a
+/// queue): a ticketed marker recorded on `use`. When the driver refuses the marker, the queue is
+/// finished on the host instead (nothing is left unordered) and the refusal counted in
+/// Context::unreported_errors(). Errc: those of Backend::queue_finish (nothing could order them).
+[[nodiscard]] Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept;
 
 /// A blocking command of `queue` that touched `use` has completed, and with it every command of
 /// `queue` whose ticket is at most `bound` (ticket_bound read before its enqueue): their entries go.

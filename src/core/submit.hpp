@@ -34,8 +34,9 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 /// markers on `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver
 /// imported through cl_khr_external_memory runs between external_acquire and external_release
 /// (external_bracket.hpp; the out-event is the release's). Errc: released / invalid_argument (wait
-/// list), those of Backend::marker (folding), of the bracket, or the command's own; for a blocking
-/// command still running, those of Backend::queue_finish when no marker could be had (record_marker).
+/// list), those of Backend::marker (folding the wait list), of the bracket, or the command's own; for a
+/// blocking command still running, those of Backend::queue_finish (record_marker). A marker ordering
+/// needs and the driver refuses becomes a host wait, counted in Context::unreported_errors().
 template <bool bracket = true, bool drains = true, class Command>
 Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
                     Command&& command) noexcept {
@@ -65,9 +66,15 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
       sync.still_running = &still_running;
       const std::uint64_t bound = ticket_bound(q);
       EDGEMEM_TRY(run());
-      for (const MemUse* u : {&a, &b}) {
-        if (still_running) EDGEMEM_TRY(record_marker(q, *u));
-        else if constexpr (drains) forget_completed(q, *u, bound);
+      if (still_running) {
+        Result<void> recorded{};
+        for (const MemUse* u : {&a, &b}) {
+          auto r = record_marker(q, *u);
+          if (!r && recorded) recorded = r;
+        }
+        EDGEMEM_TRY(recorded);
+      } else if constexpr (drains) {
+        for (const MemUse* u : {&a, &b}) forget_completed(q, *u, bound);
       }
     }
   } else {
