@@ -14,9 +14,9 @@
 ///
 /// Threads: one Queue may be used from several threads at once (as an OpenCL queue may); commands from
 /// two threads on one queue run in the order they were enqueued.
-/// Ordering across queues (automatic): a command, map or unmap that touches bytes a command on another
-/// queue of the same context still writes (or, for one that writes, still reads) waits for that command
-/// without a wait list; order on one queue is the queue's own. Memory whose last handle goes while
+/// Ordering across queues (automatic; the model is docs/ordering.md): a command, map or unmap that
+/// touches bytes a command on another queue of the same context still writes (or, for one that writes,
+/// still reads) waits for that command without a wait list; order on one queue is the queue's own. Memory whose last handle goes while
 /// commands still reach it returns to its pool, ring or heap at once and carries those commands to its
 /// next owner, whose first command waits for them. A blocking call has completed when it returns (a
 /// blocking write: `src` may be reused; the device write is ordered before every later command). Your
@@ -98,11 +98,12 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// After your own commands on `mem` are enqueued on this queue: records them (every command of this
   /// queue so far) as reaching all of `mem` with `access`, so commands of other queues that conflict
   /// wait for them, and memory that goes back to its pool, ring or heap carries them to its next owner.
-  /// No driver call (a marker is made only if another queue must wait), except for memory the driver
-  /// imported: the last open hold on it releases it (clEnqueueReleaseExternalMemObjectsKHR).
-  /// Errc: released (queue or mem), invalid_argument (mem of another context, unknown Access), and for a
-  /// driver import unsupported / backend_failure (the release could not be enqueued; your commands are
-  /// recorded all the same).
+  /// One marker on this queue stands for them (for memory the driver imported, after the last open
+  /// hold's release, clEnqueueReleaseExternalMemObjectsKHR). A marker the driver refuses becomes a
+  /// finish of this queue (counted in Context::unreported_errors()). Errc: released (queue or mem),
+  /// invalid_argument (mem of another context, unknown Access), backend_failure (neither marker nor
+  /// finish could be had), and for a driver import unsupported / backend_failure (the release could not
+  /// be enqueued; your commands are recorded all the same).
   [[nodiscard]] Result<void> end_native(const Buffer& mem, Access access) noexcept;
   /// end_native() for an image (its whole memory). Errc: as that.
   [[nodiscard]] Result<void> end_native(const Image& mem, Access access) noexcept;

@@ -143,13 +143,16 @@ void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent ev
   append(*t, entry);
 }
 
-Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept {
-  if (use.node == nullptr || use.node->root->pending == nullptr) return {};
+Result<void> record_marker(QueueNode* queue, const MemUse& a, const MemUse& b) noexcept {
+  const bool tracked_a = a.node != nullptr && a.node->root->pending != nullptr;
+  const bool tracked_b = b.node != nullptr && b.node->root->pending != nullptr;
+  if (!tracked_a && !tracked_b) return {};
   Backend::NativeEvent event{};
   std::uint64_t ticket = 0;
   const Result<void> marked = ticketed_marker(queue, nullptr, 0, &event, &ticket);
   if (marked) {
-    record_pending(queue, use, event, ticket);
+    record_pending(queue, a, event, ticket);
+    record_pending(queue, b, event, ticket);
     Backend::event_release(event);
     return {};
   }
@@ -158,7 +161,8 @@ Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept {
   report_dropped(queue->ctx, marked.error());
   const std::uint64_t bound = ticket_bound(queue);
   EDGEMEM_TRY(Backend::queue_finish(queue->native));
-  forget_completed(queue, use, bound);
+  forget_completed(queue, a, bound);
+  forget_completed(queue, b, bound);
   return {};
 }
 

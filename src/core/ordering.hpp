@@ -105,12 +105,13 @@ Result<void> ticketed_marker(QueueNode* q, const Backend::NativeEvent* waits, st
 /// entry waited for on the host, and the refusal counted in Context::unreported_errors().
 void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket) noexcept;
 
-/// Makes `queue`'s commands so far ordered before every later command of other queues on `use`'s bytes,
+/// Makes `queue`'s commands so far ordered before every later command of other queues on the bytes of
+/// `a` and `b` (either node may be null),
 /// for commands that have no event (a blocking write still running, native commands, a release on a
-/// queue): a ticketed marker recorded on `use`. When the driver refuses the marker, the queue is
+/// queue): one ticketed marker recorded on both. When the driver refuses the marker, the queue is
 /// finished on the host instead (nothing is left unordered) and the refusal counted in
 /// Context::unreported_errors(). Errc: those of Backend::queue_finish (nothing could order them).
-[[nodiscard]] Result<void> record_marker(QueueNode* queue, const MemUse& use) noexcept;
+[[nodiscard]] Result<void> record_marker(QueueNode* queue, const MemUse& a, const MemUse& b = MemUse{}) noexcept;
 
 /// A blocking command of `queue` that touched `use` has completed, and with it every command of
 /// `queue` whose ticket is at most `bound` (ticket_bound read before its enqueue): their entries go.

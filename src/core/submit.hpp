@@ -67,12 +67,7 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
       const std::uint64_t bound = ticket_bound(q);
       EDGEMEM_TRY(run());
       if (still_running) {
-        Result<void> recorded{};
-        for (const MemUse* u : {&a, &b}) {
-          auto r = record_marker(q, *u);
-          if (!r && recorded) recorded = r;
-        }
-        EDGEMEM_TRY(recorded);
+        EDGEMEM_TRY(record_marker(q, a, b));
       } else if constexpr (drains) {
         for (const MemUse* u : {&a, &b}) forget_completed(q, *u, bound);
       }
