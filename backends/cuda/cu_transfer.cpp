@@ -52,9 +52,20 @@ Result<void> Cuda::write(NativeQueue q, const NativeMem& mem, std::size_t offset
     // waiting (as cuMemcpyHtoD returns, and as OpenCL's blocking write does). Only into device memory:
     // memory the host reaches directly (pinned, managed, registered: DLPack, maps) has the bytes on return.
     EDGEMEM_TRY_ASSIGN(const cu::Command c, cu::begin(q, sync));
-    const CUresult status = cu::host_copy(q.stream, cu::at(mem, offset), host, bytes, true);
+    CUresult status = cu::host_copy(q.stream, cu::at(mem, offset), host, bytes, true);
     if (status != CUDA_SUCCESS) return cu::end(q, sync, c, status);
     *sync.still_running = true;
+    if (sync.running_event == nullptr) return {};
+    // An event recorded right after the copy (a record, so a steady state allocates nothing): the
+    // caller's ordering waits for it instead of a marker of its own. No record: the caller makes one.
+    auto running = cu::take_event(q.context);
+    if (!running) return {};
+    status = cu::driver().cuEventRecord((*running)->event, q.stream);
+    if (status != CUDA_SUCCESS) {
+      cu::return_event(*running);
+      return {};
+    }
+    *sync.running_event = *running;
     return {};
   }
   return cu::submit(q, sync, [&](CUstream s) { return cu::host_copy(s, cu::at(mem, offset), host, bytes, true); });

@@ -22,14 +22,26 @@ Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offs
   const cl::WaitList w = cl::waits_of(sync);
   if (sync.out != nullptr)
     return cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events, sync.out));
-  // A blocking write may return once `src` is copied out, before the device has the bytes: the caller
-  // is told (it orders other queues after it with a marker when one needs it), or it is waited for
-  // here. No event is asked of the write itself: NVIDIA's driver (580.x) sometimes crashes in a
-  // blocking clEnqueueWriteBuffer with an event on a sub-buffer while other threads create and
-  // release sub-buffers of the same parent.
+  // A blocking write may return once `src` is copied out, before the device has the bytes (NVIDIA):
+  // the caller is told, with the write's own event, when it has not completed (PoCL's has: it waits
+  // for the whole queue); or it is waited for here.
   if (sync.still_running != nullptr) {
-    EDGEMEM_TRY(cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, nullptr)));
+    cl_event e = nullptr;
+    EDGEMEM_TRY(cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
+    cl_int status = CL_QUEUED;
+    const cl_int asked = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
+    if (asked == CL_SUCCESS && status == CL_COMPLETE) {
+      (void)clReleaseEvent(e);
+      return {};
+    }
+    if (asked == CL_SUCCESS && status < 0) {  // the write failed: its error, as a wait reports it
+      auto failed = cl::wait_event(e);
+      (void)clReleaseEvent(e);
+      return failed;
+    }
     *sync.still_running = true;
+    if (sync.running_event != nullptr) *sync.running_event = e;
+    else (void)clReleaseEvent(e);
     return {};
   }
   cl_event e = nullptr;

@@ -32,6 +32,10 @@ struct CommandEvents {
   /// call returns (OpenCL's blocking write, done once the host bytes are copied out) sets it to true
   /// instead of waiting; commands on the queue after it still run after it. Others leave it untouched.
   bool* still_running = nullptr;
+  /// With still_running, optional: where a backend that sets *still_running puts an event that
+  /// completes once the command has (its own, or one recorded right after it; the caller owns it).
+  /// Left empty, the caller orders the command with a marker of its own.
+  NativeEvent* running_event = nullptr;
 };
 
 /// One address for the svm operations: `offset` bytes into `base`, an allocation svm_alloc made

@@ -53,6 +53,7 @@ void make_room(PendingTable& t, QueueNode* q) noexcept {
     for (std::size_t j = i + 1; j < t.count; ++j) {
       if (t.entries[i].queue != t.entries[j].queue) continue;
       const bool j_later = t.entries[j].ticket > t.entries[i].ticket;
+      if (!t.entries[j_later ? j : i].covers_earlier) continue;
       widen(t.entries[j_later ? j : i], t.entries[j_later ? i : j]);
       erase(t, j_later ? i : j);
       return;
@@ -114,11 +115,12 @@ Result<void> ticketed_marker(QueueNode* q, const Backend::NativeEvent* waits, st
   return enqueue_ticketed(q, ticket, [&] { return Backend::marker(q->native, sync); });
 }
 
-void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket) noexcept {
+void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket,
+                    bool covers_earlier) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr) return;
-  PendingCommand entry{0, 0, queue->serial, ticket, event, use.writes};
+  PendingCommand entry{0, 0, queue->serial, ticket, event, use.writes, covers_earlier};
   const ByteRange r = root_range(use);
   entry.begin = r.begin;
   entry.end = r.end;
@@ -127,11 +129,11 @@ void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent ev
     const PendingCommand& e = t->entries[i];
     if (e.queue != entry.queue || e.begin > r.begin || e.end < r.end) continue;
     // A later command of this queue over these bytes, writing if this one does, stands for this one.
-    if (e.ticket > ticket && (e.writes || !entry.writes)) return;
+    if (e.ticket > ticket && e.covers_earlier && (e.writes || !entry.writes)) return;
   }
   // Earlier commands of this queue inside this range complete before this one: this entry stands for
   // them (keeping their write flag, so a reader on another queue still waits).
-  for (std::size_t i = t->count; i-- > 0;) {
+  for (std::size_t i = t->count; i-- > 0 && covers_earlier;) {
     const PendingCommand& e = t->entries[i];
     if (e.queue == entry.queue && e.ticket < ticket && e.begin >= r.begin && e.end <= r.end) {
       entry.writes = entry.writes || e.writes;
@@ -141,6 +143,13 @@ void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent ev
   if (t->count == max_pending_per_root) make_room(*t, queue);
   Backend::event_retain(event);
   append(*t, entry);
+}
+
+void record_running(QueueNode* queue, const MemUse& a, const MemUse& b, Backend::NativeEvent event) noexcept {
+  std::uint64_t ticket = 0;
+  (void)enqueue_ticketed(queue, &ticket, []() -> Result<void> { return {}; });
+  record_pending(queue, a, event, ticket, false);
+  record_pending(queue, b, event, ticket, false);
 }
 
 Result<void> record_marker(QueueNode* queue, const MemUse& a, const MemUse& b) noexcept {

@@ -34,6 +34,9 @@ struct PendingCommand {
   Backend::NativeEvent event;   // one reference held by the table: the command's own event (or a marker
                                 // enqueued right after it, under the queue's submit_lock)
   bool writes;
+  bool covers_earlier;          // `event` also completes after every command of `queue` with a lower
+                                // ticket (false: a blocking command's own event, whose ticket was taken
+                                // after it returned; it may stand for no other entry)
 };
 
 /// The table of a root (MemNode::pending); guarded by the root's map_lock.
@@ -100,10 +103,17 @@ Result<void> ticketed_marker(QueueNode* q, const Backend::NativeEvent* waits, st
                              Backend::NativeEvent* event, std::uint64_t* ticket) noexcept;
 
 /// Records `event` (non-empty; the caller keeps its own reference), ticket `ticket` of `queue`, as a
-/// command on `use`'s bytes. A full table makes room without waiting on the host (make_room in
+/// command on `use`'s bytes; `covers_earlier`: the event completes after every command of `queue` with a
+/// lower ticket too (PendingCommand). A full table makes room without waiting on the host (make_room in
 /// ordering.cpp); only when the driver refuses the marker that folds a table of 16 queues is the oldest
 /// entry waited for on the host, and the refusal counted in Context::unreported_errors().
-void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket) noexcept;
+void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent event, std::uint64_t ticket,
+                    bool covers_earlier = true) noexcept;
+
+/// Records a blocking command of `queue` that may still run, with `event` (its own, or one recorded
+/// right after it; the caller keeps its reference), on `a` and `b`: its ticket is taken now, after it
+/// returned, so every later ticket of `queue` was enqueued after it.
+void record_running(QueueNode* queue, const MemUse& a, const MemUse& b, Backend::NativeEvent event) noexcept;
 
 /// Makes `queue`'s commands so far ordered before every later command of other queues on the bytes of
 /// `a` and `b` (either node may be null),

@@ -27,8 +27,8 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 /// (either node may be null). The command also waits for commands of other queues that still reach its
 /// bytes in a conflicting way. An async command (`out` non-null, its event lands there) is enqueued under
 /// q's submit_lock, takes its ticket and is recorded on the roots it touches; a blocking one that may
-/// still run on the device (Backend::CommandEvents::still_running) is recorded through a marker after
-/// it; any other blocking one has completed on return and, when `drains` (the backend ran it in the
+/// still run on the device (Backend::CommandEvents::still_running) is recorded with the event the
+/// backend gives for it (running_event), else through a marker after it; any other blocking one has completed on return and, when `drains` (the backend ran it in the
 /// queue's order: not a zero-copy unmap), so has every command of `q` enqueued before it started: their
 /// entries on its roots go (docs/ordering.md). A wait list longer than wait_chunk_events is folded into
 /// markers on `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver
@@ -63,10 +63,15 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
       for (const MemUse* u : {&a, &b}) record_pending(q, *u, produced, ticket);
     } else {
       bool still_running = false;
+      Backend::NativeEvent running{};
       sync.still_running = &still_running;
+      sync.running_event = &running;
       const std::uint64_t bound = ticket_bound(q);
       EDGEMEM_TRY(run());
-      if (still_running) {
+      if (still_running && running != Backend::NativeEvent{}) {
+        record_running(q, a, b, running);
+        Backend::event_release(running);
+      } else if (still_running) {
         EDGEMEM_TRY(record_marker(q, a, b));
       } else if constexpr (drains) {
         for (const MemUse* u : {&a, &b}) forget_completed(q, *u, bound);
