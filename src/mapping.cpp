@@ -318,15 +318,32 @@ Result<Event> MappingBase::unmap_async() noexcept {
   return detail::as_async([&](Event* e) { return close(e); });
 }
 
+namespace {
+
+/// True when the host or another process may read `n`'s bytes outside edgemem's commands: caller
+/// memory a wrap uses, an import or export, shared virtual memory. An unmap() of such memory waits on
+/// the host; any other is ordered before every later command by the pending table alone.
+bool host_reaches(const MemNode* n) noexcept {
+  const MemNode* root = n->root;
+  return root->host != nullptr || root->external != nullptr || root->svm != nullptr;
+}
+
+}  // namespace
+
 Result<void> MappingBase::close(Event* out) noexcept {
   MemNode* n = node_;
   Result<void> done{};
   if (last_of_group(n, slot_)) {
     const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
+    // unmap() need not wait where the table orders every later command after the unmap (docs/ordering.md):
+    // the unmap is enqueued with an event only the table keeps.
+    Event ordered;
+    Event* target = out;
+    if (detail::tracks_pending && out == nullptr && !host_reaches(n)) target = &ordered;
     // Not bracketed by submit: unmap_native releases imported memory itself (the map acquired it). Not
     // draining: a zero-copy unmap may complete without waiting for the queue's earlier commands.
-    done = detail::submit<false, false>(queue_, {}, out, use, [&](const Backend::CommandEvents& s) {
+    done = detail::submit<false, false>(queue_, {}, target, use, [&](const Backend::CommandEvents& s) {
       return unmap_native(queue_, n, slot, s);
     });
     auto extra = unmap_extra(queue_, n, slot);

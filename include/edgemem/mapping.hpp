@@ -15,7 +15,8 @@
 ///   already maps share its native mapping (each still takes a slot): the native unmap happens once,
 ///   with the last of them, so every driver answers alike.
 /// - ordering: a map waits for commands on other queues that still write its bytes (a write mapping
-///   also for those still reading them); after an unmap, commands on any queue see the written bytes.
+///   also for those still reading them); after an unmap, commands on any queue see the written bytes
+///   (they wait for the unmap where it has not completed: unmap()).
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -46,9 +47,13 @@ class MappingBase {
   /// Context::unreported_errors() (call unmap() to see it).
   ~MappingBase();
 
-  /// Unmaps now and waits: a write mapping's bytes have reached the buffer when it returns, for
-  /// commands on every queue. Errc: released (not mapped), backend_failure, out_of_host_memory.
-  /// The guard is unmapped afterwards even on error.
+  /// Unmaps now: the host may no longer touch the bytes, and every later command of any queue that
+  /// touches them sees what the host wrote. Where only edgemem's commands reach the memory (buffers,
+  /// pool blocks, heap runs, ring frames and images edgemem allocated), the unmap is enqueued and
+  /// ordered before those commands without a host wait (docs/ordering.md); where the host or another
+  /// process may read the bytes directly (Buffer::wrap, imports and exportable memory, SVM) it waits
+  /// until the write-back is done. To wait in every case, wait for unmap_async()'s Event. Errc: released
+  /// (not mapped), backend_failure, out_of_host_memory. The guard is unmapped afterwards even on error.
   [[nodiscard]] Result<void> unmap() noexcept;
   /// Enqueues the unmap on the mapping's queue and returns its Event; commands on other queues that
   /// touch these bytes wait for it automatically. Errc: as unmap(). The guard is unmapped afterwards.
