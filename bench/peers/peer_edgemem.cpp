@@ -106,9 +106,10 @@ class EdgememPeer final : public Peer {
   }
 
   // The producer fills a ring frame and publishes it; the consumer takes it, rect-copies the strip and
-  // reads it back; the frame returns to the ring as `taken` goes. The unmap and the copy are enqueued
-  // without waiting (their events released at once): the queue is in order, and the blocking read
-  // after them returns when all three are done.
+  // reads it back; the frame returns to the ring as `taken` goes. Written as the README recommends: the
+  // guard's own unmap(), which edgemem's ordering lets go without a host wait, and an async copy whose
+  // event is released at once (the queue is in order; the blocking read after them returns when all
+  // three are done).
   bool frame(bool map, std::size_t n) override {
     const unsigned char* camera = s_->pixels[n % 2].data();
     {
@@ -118,7 +119,7 @@ class EdgememPeer final : public Peer {
         auto m = q_.map<unsigned char>(*produced, Access::write_discard);
         if (!m) return ok(m.error(), "map frame");
         std::memcpy(m->data(), camera, FrameGeometry::bytes);
-        PEERS_CHECK(m->unmap_async(), "unmap frame");
+        PEERS_CHECK(m->unmap(), "unmap frame");
       } else {
         PEERS_CHECK(q_.write(*produced, 0, camera, FrameGeometry::bytes), "write frame");
       }

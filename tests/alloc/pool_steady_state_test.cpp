@@ -1,6 +1,7 @@
 // Steady-state promise: after pool, ring and heap creation, 10,000 cycles of acquire (or heap
 // create_buffer / create_buffer_from_host / create_buffer_like), map write_discard, write, read back,
-// release (or destroy) make
+// release (or destroy), and 2,000 two-queue rounds (async write of a pool block on one queue, async read
+// of it on another, after a warm-up of 200: the ordering table keeps their events) make
 //   - zero allocations through edgemem's allocator policy (AllocatorStats::total_allocations), on every
 //     backend and with every allocator policy: edgemem itself allocates nothing;
 //   - zero malloc/new calls in the whole process on the host backend without sanitizers (counted by
@@ -67,15 +68,16 @@ Cost measure(Body&& body) noexcept {
 
 struct Counts {
   int failures = 0;
-  Cost pool, ring, heap;
+  Cost pool, ring, heap, two_queues;
 };
 
 Counts run() noexcept {
   Counts c;
   auto ctx = Context::create();
-  if (!ctx) return Counts{1, {}, {}, {}};
+  if (!ctx) return Counts{1, {}, {}, {}, {}};
   auto q = Queue::create(*ctx);
-  if (!q) return Counts{1, {}, {}, {}};
+  auto q2 = Queue::create(*ctx);
+  if (!q || !q2) return Counts{1, {}, {}, {}, {}};
 
   FixedPool<8> pool;
   FixedPool<> dyn_pool;
@@ -83,11 +85,11 @@ Counts run() noexcept {
   Heap heap;
   if (!pool.init(*ctx, *q, kBlock) || !dyn_pool.init(*ctx, *q, kBlock, 8) || !ring.init(*ctx, *q, kBlock) ||
       !heap.init(*ctx, *q, kBlock, 16, Storage::shared))
-    return Counts{1, {}, {}, {}};
+    return Counts{1, {}, {}, {}, {}};
   std::uint32_t host[kBlock / 4 + 1];
   for (std::size_t i = 0; i < sizeof host / 4; ++i) host[i] = static_cast<std::uint32_t>(i * 2654435761u);
   auto model = heap.create_buffer(2 * kBlock);  // a buffer for create_buffer_like to copy the size of
-  if (!model) return Counts{1, {}, {}, {}};
+  if (!model) return Counts{1, {}, {}, {}, {}};
 
   c.pool = measure([&] {
     for (int i = 0; i < kCycles; ++i) {
@@ -135,6 +137,24 @@ Counts run() noexcept {
       if (!a->release()) ++c.failures;  // b and l are destroyed at the end of the iteration
     }
   });
+  // Two queues on blocks of one pool: each round's write on q and read on q2 are ordered by the table
+  // (the read waits for the write, the next round's write for the read), their events kept there.
+  auto two_queue_rounds = [&](int rounds) {
+    for (int i = 0; i < rounds; ++i) {
+      auto a = pool.acquire();
+      if (!a) {
+        ++c.failures;
+        continue;
+      }
+      const std::uint32_t word = static_cast<std::uint32_t>(i) * 7u;
+      std::uint32_t back = ~word;
+      auto w = q->write_async(*a, 0, &word, sizeof word);
+      auto r = q2->read_async(*a, 0, &back, sizeof back);
+      if (!w || !r || !r->wait() || back != word) ++c.failures;
+    }
+  };
+  two_queue_rounds(200);
+  c.two_queues = measure([&] { two_queue_rounds(2000); });
   model = Buffer{};
   if (pool.stats().in_use != 0 || dyn_pool.stats().in_use != 0 || ring.stats().pool.in_use != 0 ||
       heap.free_pages() != 16 || heap.live_buffers() != 0)
@@ -157,14 +177,16 @@ TEST_CASE("pool, ring and heap cycles: zero allocations in the steady state") {
   CHECK(c.failures == 0);
   MESSAGE("over " << kCycles << " cycles (backend=" EDGEMEM_BACKEND_NAME ", allocator=" EDGEMEM_ALLOCATOR_NAME
                   << "): edgemem allocations pool " << c.pool.edgemem_allocations << ", ring "
-                  << c.ring.edgemem_allocations << ", heap " << c.heap.edgemem_allocations
-                  << "; process malloc/new calls "
+                  << c.ring.edgemem_allocations << ", heap " << c.heap.edgemem_allocations << ", two queues "
+                  << c.two_queues.edgemem_allocations << "; process malloc/new calls "
                   << std::string(EDGEMEM_TEST_COUNT_MALLOC ? "" : "(not counted on this build) ") << "pool " << c.pool.malloc_calls
                   << ", ring " << c.ring.malloc_calls << ", heap " << c.heap.malloc_calls);
   CHECK(c.pool.edgemem_allocations == 0);
   CHECK(c.ring.edgemem_allocations == 0);
   CHECK(c.heap.edgemem_allocations == 0);
+  CHECK(c.two_queues.edgemem_allocations == 0);
   CHECK(c.pool.malloc_calls == 0);
   CHECK(c.ring.malloc_calls == 0);
   CHECK(c.heap.malloc_calls == 0);
+  CHECK(c.two_queues.malloc_calls == 0);
 }
