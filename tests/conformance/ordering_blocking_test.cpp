@@ -101,6 +101,7 @@ void blocking_call_keeps_later_commands(Kind kind, Call call) {
   REQUIRE_OK(f.q.write(mem.y(), 0, old_words.data(), bytes));
   REQUIRE_OK(f.q.finish());
 
+  Buffer fresh_src = emt::staged(f.ctx, fresh);  // the async write's bytes, copied in before the gates
   auto g1 = emt::Gate::hold(f.q);
   std::atomic<bool> returned{false};
   Result<void> t1_result;
@@ -108,7 +109,7 @@ void blocking_call_keeps_later_commands(Kind kind, Call call) {
   std::thread t1([&] { t1_result = blocking_call(f.q, mem.y(), call, can_fill, returned, y_after); });
   if (g1) std::this_thread::sleep_for(50ms);  // T1's command goes in first, behind G1
   auto g2 = emt::Gate::hold(f.q);
-  auto written = f.q.write_async(mem.x(), 0, fresh.data(), bytes);  // behind G2 (when gated)
+  auto written = f.q.copy_async(fresh_src, mem.x(), 0, 0, bytes);  // behind G2 (when gated)
   bool reached = false;
   std::vector<std::uint32_t> got(bytes / 4);
   Result<void> read_result;

@@ -32,6 +32,15 @@ inline std::vector<std::uint32_t> words(std::size_t bytes, std::uint32_t value) 
   return std::vector<std::uint32_t>(bytes / 4, value);
 }
 
+/// `w` in device memory (Buffer::from_host), kept alive by the caller until the gates open: the source
+/// of a gated copy_async. A gated command moves no pageable host memory, as CUDA's async copies from or
+/// to pageable memory may wait for the stream on the host (a held gate would then never open).
+inline edgemem::Buffer staged(const edgemem::Context& ctx, const std::vector<std::uint32_t>& w) {
+  auto b = edgemem::Buffer::from_host(ctx, w.data(), w.size() * 4);
+  CHECK_MESSAGE(static_cast<bool>(b), "Buffer::from_host -> " << describe(b));
+  return b ? std::move(*b) : edgemem::Buffer{};
+}
+
 /// Words of `v` that differ from `value`.
 inline std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value) {
   std::size_t n = 0;

@@ -1,6 +1,7 @@
 /// Issue #28, case 5: more queues than the ordering table's 16 entries must not block the host. N
-/// queues (17 and 64), each held behind its own gate, each enqueue an async write to a distinct range
-/// of one root from a writer thread; a watchdog opens the gates after 2 s, setting a flag first. Every
+/// queues (17 and 64), each held behind its own gate, each enqueue an async write (a copy from device
+/// memory: nothing gated moves host memory, which CUDA may stage on the host) to a distinct range of
+/// one root from a writer thread; a watchdog opens the gates after 2 s, setting a flag first. Every
 /// write_async (the 17th and later included) must return before the flag is set: the table may not
 /// wait on the host for a held command to make room. Then a read of the whole root on another queue,
 /// enqueued while the gates are still closed, must not complete before they open and must see every
@@ -31,15 +32,18 @@ void many_queues_one_root(std::size_t n) {
   REQUIRE_OK(f.q.finish());
   std::vector<Queue> queues;
   std::vector<emt::Gate> gates;
-  std::vector<std::vector<std::uint32_t>> data;
+  std::vector<Buffer> data;  // each queue's bytes, in device memory: no gated command moves host memory
   bool gated = true;
+  for (std::size_t i = 0; i < n; ++i)  // every buffer made before the first gate holds a queue
+    data.push_back(emt::staged(f.ctx, emt::words(part, 0x07000000u + static_cast<std::uint32_t>(i))));
+  auto readback = Buffer::create(f.ctx, total);
+  REQUIRE_OK(readback);
   for (std::size_t i = 0; i < n; ++i) {
     queues.push_back(emt::new_queue(f.ctx));
     ENSURE(queues.back().valid());
     auto g = emt::Gate::hold(queues.back());
     if (g) gates.push_back(std::move(*g));
     else gated = false;
-    data.push_back(emt::words(part, 0x07000000u + static_cast<std::uint32_t>(i)));
   }
   std::vector<emt::Gate*> gate_ptrs;
   for (auto& g : gates) gate_ptrs.push_back(&g);
@@ -54,10 +58,10 @@ void many_queues_one_root(std::size_t n) {
     emt::DelayedOpen watchdog(gate_ptrs, 2000ms);
     std::thread writer([&] {
       for (std::size_t i = 0; i < n; ++i) {
-        writes.push_back(queues[i].write_async(*root, i * part, data[i].data(), part));
+        writes.push_back(queues[i].copy_async(data[i], *root, 0, i * part, part));
         returned_before_open[i] = !watchdog.opened();
       }
-      read = f.q.read_async(*root, 0, got.data(), total);  // waits for all n writes
+      read = f.q.copy_async(*root, *readback, 0, 0, total);  // waits for all n writes
       read_enqueued_while_closed = !watchdog.opened();
     });
     writer.join();
@@ -83,6 +87,7 @@ void many_queues_one_root(std::size_t n) {
   }
   CHECK_OK(read);
   if (read) CHECK_OK(read->wait());
+  CHECK_OK(f.q.read(*readback, 0, got.data(), total));
   CHECK_MESSAGE(!read_done_while_closed, "the read of the whole root on another queue completed while every write "
                                          "it must follow was still held behind its gate");
   std::size_t wrong_parts = 0, first_wrong = n;

@@ -51,8 +51,9 @@ void map_after_held_write(Kind kind, Storage storage, bool map_written) {
   REQUIRE_OK(f.q.write(mem.y(), 0, old_words.data(), bytes));
   REQUIRE_OK(f.q.finish());
 
+  Buffer fresh_src = emt::staged(f.ctx, fresh);  // the async write's bytes, copied in before the gate
   auto gate = emt::Gate::hold(f.q);
-  auto written = f.q.write_async(mem.x(), 0, fresh.data(), bytes);  // held (when gated)
+  auto written = f.q.copy_async(fresh_src, mem.x(), 0, 0, bytes);  // held (when gated)
   std::vector<std::uint32_t> got_x(bytes / 4), got_y(bytes / 4), mapped_x;
   Result<void> mapped_ok, unmapped_ok, read_x, read_y;
   Event unmap_event;

@@ -198,8 +198,9 @@ TEST_CASE("ordering lifetime: a held write on a borrowed queue released meanwhil
   const auto old_words = emt::words(bytes, kOld), fresh = emt::words(bytes, kFresh);
   REQUIRE_OK(c.write(*buf, 0, old_words.data(), bytes));
   REQUIRE_OK(c.finish());
+  Buffer fresh_src = emt::staged(f.ctx, fresh);  // the async write's bytes, copied in before the gate
   auto gate = emt::Gate::hold(adopted);
-  auto written = adopted.write_async(*buf, 0, fresh.data(), bytes);  // held (when gated)
+  auto written = adopted.copy_async(fresh_src, *buf, 0, 0, bytes);  // held (when gated)
   CHECK_OK(written);
   CHECK_OK(adopted.release());
   emt::destroy_native_queue(native);  // commands already enqueued still run (OpenCL, CUDA)
