@@ -13,7 +13,7 @@ mkdir -p /tmp/icd && echo /usr/lib/libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
 export OCL_ICD_VENDORS=/tmp/icd
 cd "$OUT" || exit 1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | tee gpu.txt
-for b in ocl cuda; do
+for b in ${BACKENDS:-ocl cuda}; do
   C=$D/$b
   [ -d "$C" ] || continue
   export LD_LIBRARY_PATH=$C
