@@ -1,6 +1,8 @@
-// Gate and native queues on the CUDA backend (gate.hpp): a host function on the stream
-// (cuLaunchHostFunc) that waits until opened, so every later command of the stream waits too; streams
-// from cuStreamCreate. The driver is loaded at run time, as the backend loads it (libcuda.so.1):
+// Gate and native queues on the CUDA backend (gate.hpp): the stream waits (cuStreamWaitValue32) until a
+// flag in mapped pinned memory is set, so every later command of the stream waits too; where stream
+// memory operations are refused, a host function on the stream (cuLaunchHostFunc) that waits until
+// opened (host functions share the driver's callback thread: one held blocks cuLaunchHostFunc on the
+// same context in other threads, which is why the flag comes first). Streams from cuStreamCreate. The driver is loaded at run time, as the backend loads it (libcuda.so.1):
 // without it both answer unsupported.
 #include <cuda.h>
 #include <dlfcn.h>
@@ -26,6 +28,9 @@ struct Entry {
   decltype(&::cuCtxPopCurrent) pop = nullptr;
   decltype(&::cuStreamCreate) stream_create = nullptr;
   decltype(&::cuStreamDestroy) stream_destroy = nullptr;
+  decltype(&::cuStreamWaitValue32) wait_value = nullptr;
+  decltype(&::cuMemHostAlloc) host_alloc = nullptr;
+  decltype(&::cuMemHostGetDevicePointer) device_pointer = nullptr;
   bool ok = false;
 };
 
@@ -39,6 +44,9 @@ const Entry& driver() {
     d.pop = reinterpret_cast<decltype(d.pop)>(dlsym(lib, EMT_CUDA_STR_(cuCtxPopCurrent)));
     d.stream_create = reinterpret_cast<decltype(d.stream_create)>(dlsym(lib, EMT_CUDA_STR_(cuStreamCreate)));
     d.stream_destroy = reinterpret_cast<decltype(d.stream_destroy)>(dlsym(lib, EMT_CUDA_STR_(cuStreamDestroy)));
+    d.wait_value = reinterpret_cast<decltype(d.wait_value)>(dlsym(lib, EMT_CUDA_STR_(cuStreamWaitValue32)));
+    d.host_alloc = reinterpret_cast<decltype(d.host_alloc)>(dlsym(lib, EMT_CUDA_STR_(cuMemHostAlloc)));
+    d.device_pointer = reinterpret_cast<decltype(d.device_pointer)>(dlsym(lib, EMT_CUDA_STR_(cuMemHostGetDevicePointer)));
     d.ok = d.launch_host_func && d.push && d.pop && d.stream_create && d.stream_destroy;
     return d;
   }();
@@ -61,11 +69,56 @@ struct Gate::State {
   std::mutex m;
   std::condition_variable cv;
   bool opened = false;
-  std::atomic<int> refs{2};  // the Gate and the host function
+  std::uint32_t* flag = nullptr;  // the stream waits for *flag >= 1 (null: a host function waits instead)
+  std::atomic<int> refs{2};  // the Gate and the host function (one extra for a flag: nothing runs it)
   void unref() {
     if (refs.fetch_sub(1) == 1) delete this;
   }
 };
+
+namespace {
+
+/// Flags of mapped pinned memory for gates, made once for the process and never freed (freeing pinned
+/// memory waits for the device, which may be held behind another gate); each gate takes the next one.
+struct Flags {
+  std::mutex m;
+  CUcontext ctx = nullptr;
+  std::uint32_t* host = nullptr;
+  CUdeviceptr device = 0;
+  std::size_t next = 0;
+  static constexpr std::size_t count = 4096;
+};
+
+Flags& flags() {
+  static Flags f;
+  return f;
+}
+
+/// A free flag (set to 0) and its device address, for context `ctx` (current); false when the driver
+/// refuses mapped pinned memory.
+bool take_flag(CUcontext ctx, std::uint32_t*& host, CUdeviceptr& device) {
+  Flags& f = flags();
+  std::lock_guard<std::mutex> lock(f.m);
+  if (!driver().wait_value || !driver().host_alloc || !driver().device_pointer) return false;
+  if (f.host == nullptr || f.ctx != ctx) {
+    void* p = nullptr;
+    if (driver().host_alloc(&p, Flags::count * 4, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS)
+      return false;
+    CUdeviceptr d = 0;
+    if (driver().device_pointer(&d, p, 0) != CUDA_SUCCESS) return false;
+    f.host = static_cast<std::uint32_t*>(p);
+    f.device = d;
+    f.ctx = ctx;
+    f.next = 0;
+  }
+  const std::size_t i = f.next++ % Flags::count;
+  host = f.host + i;
+  device = f.device + i * 4;
+  __atomic_store_n(host, 0u, __ATOMIC_RELEASE);
+  return true;
+}
+
+}  // namespace
 
 namespace {
 
@@ -86,6 +139,17 @@ edgemem::Result<Gate> Gate::hold(edgemem::Queue& q) noexcept {
   if (!driver().ok) return fail(Errc::unsupported, "gate: libcuda.so.1 (with cuLaunchHostFunc) is not here");
   State* s = new State;
   CUresult status = CUDA_ERROR_UNKNOWN;
+  bool by_flag = false;
+  (void)with_context(native.context, [&] {
+    std::uint32_t* host = nullptr;
+    CUdeviceptr device = 0;
+    if (!take_flag(native.context, host, device)) return;
+    if (driver().wait_value(native.stream, device, 1, CU_STREAM_WAIT_VALUE_GEQ) != CUDA_SUCCESS) return;
+    s->flag = host;
+    s->refs.fetch_sub(1);  // no host function holds it
+    by_flag = true;
+  });
+  if (by_flag) return Gate(s);
   if (!with_context(native.context, [&] { status = driver().launch_host_func(native.stream, wait_until_opened, s); }) ||
       status != CUDA_SUCCESS) {
     delete s;
@@ -96,6 +160,7 @@ edgemem::Result<Gate> Gate::hold(edgemem::Queue& q) noexcept {
 
 void Gate::open() noexcept {
   if (state_ == nullptr) return;
+  if (state_->flag != nullptr) __atomic_store_n(state_->flag, 1u, __ATOMIC_RELEASE);
   {
     std::lock_guard<std::mutex> lock(state_->m);
     state_->opened = true;
