@@ -399,7 +399,7 @@ void run_schedule(Config cfg) {
   for (int t = 0; t < cfg.threads; ++t) workers.push_back(std::make_unique<Worker>(w, t));
   {
     std::vector<std::thread> threads;
-    for (auto& wk : workers) threads.emplace_back([&w, p = wk.get()] { p->run(4, 16); });
+    for (auto& wk : workers) threads.emplace_back([p = wk.get()] { p->run(4, 16); });
     for (auto& th : threads) th.join();
   }
   for (auto& q : w.queues) CHECK_OK(q.finish());
