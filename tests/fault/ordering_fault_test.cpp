@@ -42,16 +42,19 @@ std::uint64_t run_once(std::size_t queues, std::uint64_t k) {
   auto root = Buffer::create(f.ctx, total);
   CHECK_OK(root);
   if (!root) return 0;
-  const auto zero = emt::words(total, 0);
-  CHECK_OK(f.q.write(*root, 0, zero.data(), total));
-  std::uint32_t word = 0;
-  CHECK_OK(f.q.read(*root, 0, &word, 4));  // every command of f.q has completed: the table starts empty
   std::vector<Queue> qs, readers;
   std::vector<emt::Gate> gates;
   std::vector<emt::Gate*> gate_ptrs;
-  for (std::size_t i = 0; i < queues; ++i) {
-    qs.push_back(emt::new_queue(f.ctx));
-    auto g = emt::Gate::hold(qs.back());
+  for (std::size_t i = 0; i < queues; ++i) qs.push_back(emt::new_queue(f.ctx));
+  // Zeros from queue 0, then a blocking read there: every command of it has completed, the table
+  // starts empty and queue 0 is the first to use the root, so its entries get no event until another
+  // queue must wait for them (then a marker: a fault point too).
+  const auto zero = emt::words(total, 0);
+  CHECK_OK(qs[0].write(*root, 0, zero.data(), total));
+  std::uint32_t word = 0;
+  CHECK_OK(qs[0].read(*root, 0, &word, 4));
+  for (auto& q : qs) {
+    auto g = emt::Gate::hold(q);
     if (g) gates.push_back(std::move(*g));
   }
   for (auto& g : gates) gate_ptrs.push_back(&g);
