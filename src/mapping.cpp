@@ -340,7 +340,7 @@ Result<void> MappingBase::close(Event* out) noexcept {
     // the unmap is enqueued with an event only the table keeps.
     Event ordered;
     Event* target = out;
-    if (detail::tracks_pending && out == nullptr && !host_reaches(n)) target = &ordered;
+    if (Backend::unmap_waits && detail::tracks_pending && out == nullptr && !host_reaches(n)) target = &ordered;
     // Not bracketed by submit: unmap_native releases imported memory itself (the map acquired it). Not
     // draining: a zero-copy unmap may complete without waiting for the queue's earlier commands.
     done = detail::submit<false, false>(queue_, {}, target, use, [&](const Backend::CommandEvents& s) {

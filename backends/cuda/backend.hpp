@@ -36,6 +36,9 @@ struct Cuda : contract::BackendTypes {
   static constexpr unsigned groups = contract::group_device | contract::group_buffer;  ///< contract groups
   /// Commands run asynchronously on the device.
   static constexpr bool completes_at_enqueue = false;
+  /// A blocking unmap waits for nothing an async one would not (zero-copy: nothing; staged: the
+  /// write-back completes either way).
+  static constexpr bool unmap_waits = false;
 
   EDGEMEM_DEVICE_OPERATIONS(EDGEMEM_DECLARE_OPERATION)
   EDGEMEM_BUFFER_OPERATIONS(EDGEMEM_DECLARE_OPERATION)

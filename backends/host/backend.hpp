@@ -27,6 +27,7 @@ struct Host : contract::BackendTypes {
                                     contract::group_svm;  ///< contract groups
   /// Every command has completed when its enqueue returns.
   static constexpr bool completes_at_enqueue = true;
+  static constexpr bool unmap_waits = false;  ///< commands complete at enqueue
 
   EDGEMEM_BACKEND_OPERATIONS(EDGEMEM_DECLARE_OPERATION)
 };

@@ -33,6 +33,7 @@ struct OpenCL : contract::BackendTypes {
                                     contract::group_svm | contract::group_external;  ///< contract groups
   /// Commands run asynchronously on the device.
   static constexpr bool completes_at_enqueue = false;
+  static constexpr bool unmap_waits = true;  ///< a blocking unmap waits for its event on the host
 
   EDGEMEM_BACKEND_OPERATIONS(EDGEMEM_DECLARE_OPERATION)
 };

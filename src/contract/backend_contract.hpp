@@ -10,6 +10,9 @@
 ///   as edgemem/native.hpp; every handle compares with == and !=);
 /// - `static constexpr const char* name` (DeviceInfo::backend);
 /// - `static constexpr unsigned groups` (contract::Group bits: device | buffer, plus the optional ones);
+/// - `static constexpr bool unmap_waits`: true when a blocking unmap waits on the host for work an
+///   async one leaves to the device (OpenCL), so Mapping::unmap() enqueues it async where the ordering
+///   table orders every later command; false where a blocking unmap costs no wait (CUDA, host);
 /// - `static constexpr bool completes_at_enqueue`: true when every command has finished when its
 ///   enqueue returns (then the common layer keeps no record of pending commands).
 ///
@@ -312,7 +315,7 @@ struct has_types : std::false_type {};
 template <class B>
 struct has_types<B, std::void_t<typename B::NativeContext, typename B::NativeQueue, typename B::NativeMem,
                                 typename B::NativeEvent, decltype(B::name), decltype(B::groups),
-                                decltype(B::completes_at_enqueue)>> : std::true_type {};
+                                decltype(B::completes_at_enqueue), decltype(B::unmap_waits)>> : std::true_type {};
 }  // namespace check
 
 /// Compile-time check of a backend struct against the contract: every operation of every group it
@@ -321,7 +324,7 @@ struct has_types<B, std::void_t<typename B::NativeContext, typename B::NativeQue
 template <class B>
 struct CheckBackend : BackendTypes {
   static_assert(check::has_types<B>::value,
-                "backend lacks a native handle type, `name`, `groups` or `completes_at_enqueue` "
+                "backend lacks a native handle type, `name`, `groups`, `completes_at_enqueue` or `unmap_waits` "
                 "(src/contract/backend_contract.hpp)");
   static_assert((B::groups & (group_device | group_buffer)) == (group_device | group_buffer),
                 "backend must declare the required groups device and buffer");

@@ -32,6 +32,7 @@ struct Completed : contract::BackendTypes {
   static constexpr const char* name = Inner::name;                          ///< Inner's
   static constexpr unsigned groups = Inner::groups;                         ///< Inner's (not widened)
   static constexpr bool completes_at_enqueue = Inner::completes_at_enqueue;  ///< Inner's
+  static constexpr bool unmap_waits = Inner::unmap_waits;                    ///< Inner's
 
 #define EDGEMEM_COMPLETE_OPERATION_(group, fn, fault, errc, ret, params)                                     \
   template <class... A>                                                                                     \

@@ -23,6 +23,7 @@ struct FaultInjecting : contract::BackendTypes {
   static constexpr const char* name = Inner::name;                          ///< Inner's
   static constexpr unsigned groups = Inner::groups;                         ///< Inner's
   static constexpr bool completes_at_enqueue = Inner::completes_at_enqueue;  ///< Inner's
+  static constexpr bool unmap_waits = Inner::unmap_waits;                    ///< Inner's
 
 #define EDGEMEM_FAULT_before_(fn, errc)                                                                       \
   template <class... A>                                                                                       \
