@@ -17,6 +17,13 @@
 /// write_discard map and unmap of them. On unified-memory devices both are free, as they are on the
 /// host backend.
 ///
+/// A memfd (or another regular file) is imported only when sealed against shrinking (F_SEAL_SHRINK,
+/// read before its size): a peer holding the same file could otherwise truncate it under edgemem's
+/// mapping and the next access would be SIGBUS (docs/security.md). Seal your own memfds with
+/// fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) (memfd_create(..., MFD_ALLOW_SEALING)); a file that takes no
+/// seals (a file on disk, shm_open) is refused: mmap it yourself and import the pointer
+/// (HandleType::host_pointer), which keeps the risk of that mapping yours.
+///
 /// The fd is duplicated: the caller keeps (and closes) its own. A dma-buf mapped by the host (Queue::map,
 /// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem. Memory
 /// imported through cl_khr_external_memory is acquired before each command or map on it and released
@@ -34,7 +41,7 @@ namespace edgemem {
 enum class HandleType : std::uint8_t {
   dma_buf = 1,   ///< a Linux dma-buf fd (camera and display buffers)
   opaque_fd,     ///< an opaque fd exported by Vulkan or CUDA (imported only through the device's driver)
-  memfd,         ///< a memfd (memfd_create) or another mappable regular file
+  memfd,         ///< a memfd (memfd_create) sealed against shrinking (F_SEAL_SHRINK)
   host_pointer,  ///< plain host memory (OIDN's shared buffer, cuda.core's from_handle of host memory)
 };
 
@@ -68,7 +75,7 @@ struct ExternalMemory {
   static constexpr ExternalMemory opaque_fd(int fd, std::size_t bytes) noexcept {
     return ExternalMemory{HandleType::opaque_fd, fd, nullptr, 0, bytes};
   }
-  /// `bytes` bytes at `offset` of a memfd (or another mappable regular file).
+  /// `bytes` bytes at `offset` of a memfd sealed against shrinking (F_SEAL_SHRINK).
   static constexpr ExternalMemory memfd(int fd, std::size_t offset, std::size_t bytes) noexcept {
     return ExternalMemory{HandleType::memfd, fd, nullptr, offset, bytes};
   }
@@ -84,7 +91,8 @@ struct ImportOptions {
   /// Copy into a new buffer when no zero-copy path works (ImportPath::copy); otherwise that case
   /// answers Errc::unsupported (no path) or Errc::misaligned (the mapping misses the alignment rule).
   bool allow_copy = false;
-  /// memfd only: refuse one that a peer could still resize (needs F_SEAL_SHRINK and F_SEAL_GROW).
+  /// memfd only: refuse one that may still grow (needs F_SEAL_GROW as well as the F_SEAL_SHRINK every
+  /// memfd import needs), so its size is final; Errc::invalid_argument otherwise.
   bool require_sealed = false;
 };
 

@@ -65,16 +65,35 @@ bool fd_sealed(int fd) noexcept {
   return seals >= 0 && (seals & kRequiredSeals) == kRequiredSeals;
 }
 
+namespace {
+
+/// The size of the regular file `fd`, once it can no longer shrink. The seals are read first and the
+/// size after them: F_SEAL_SHRINK is never removed once set, so the size read next is a lower bound for
+/// as long as the file lives and no peer can take a byte of it away from under a mapping (SIGBUS).
+/// Read the other way round, a peer shrinking and sealing the file between the two reads got a stale
+/// size past. `fixed`: F_SEAL_GROW is needed too. Errc: invalid_argument (`unsealed` says why).
+Result<std::uint64_t> sealed_size(int fd, bool fixed, const char* unsealed) noexcept {
+  const int seals = fcntl(fd, F_GET_SEALS);  // -1 (EINVAL) for a file that takes no seals (not a memfd)
+  if (seals < 0 || (seals & F_SEAL_SHRINK) == 0) return fail(Errc::invalid_argument, unsealed, seals < 0 ? errno : 0);
+  if (fixed && (seals & F_SEAL_GROW) == 0)
+    return fail(Errc::invalid_argument, "the memfd is not sealed against growing (F_SEAL_GROW): its size is not final");
+  struct stat st {};
+  if (fstat(fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+}  // namespace
+
 Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept {
   if (m.fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
-  struct stat st {};
+  struct stat st {};  // what the fd is; a regular file's size is read only after its seals
   if (fstat(m.fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
   std::uint64_t size = 0;  // 64-bit, so a 32-bit size_t cannot wrap the check below
   if (m.type == HandleType::memfd) {
     if (!S_ISREG(st.st_mode)) return fail(Errc::invalid_argument, "a memfd handle's fd is not a regular file");
-    size = static_cast<std::uint64_t>(st.st_size);
-    if (require_sealed && !fd_sealed(m.fd))
-      return fail(Errc::invalid_argument, "the memfd is not sealed against shrinking and growing");
+    EDGEMEM_TRY_ASSIGN(size, sealed_size(m.fd, require_sealed,
+                                         "the memfd is not sealed against shrinking (F_SEAL_SHRINK): a peer could "
+                                         "truncate it under the mapping"));
   } else if (m.type == HandleType::dma_buf) {
     if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
       return fail(Errc::invalid_argument, "a dma-buf handle's fd is not a dma-buf");

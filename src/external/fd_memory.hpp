@@ -22,7 +22,9 @@ struct FdRecord : ExternalRef {
 };
 
 /// Checks `m` against its fd: open, of the right kind, `offset + bytes` within its size (fstat for
-/// a memfd, lseek for a dma-buf), sealed when `require_sealed`. Errc: invalid_argument, out_of_range.
+/// a memfd, lseek for a dma-buf). A memfd must carry F_SEAL_SHRINK (and F_SEAL_GROW when
+/// `require_sealed`), read before its size, so the checked bytes stay for as long as the fd lives.
+/// Errc: invalid_argument (closed, wrong kind, not sealed), out_of_range (past the end).
 Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
 
 /// The file behind `fd` as one number (its device and inode), the same in every process that holds it;
