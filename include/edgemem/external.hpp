@@ -22,7 +22,11 @@
 /// mapping and the next access would be SIGBUS (docs/security.md). Seal your own memfds with
 /// fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) (memfd_create(..., MFD_ALLOW_SEALING)); a file that takes no
 /// seals (a file on disk, shm_open) is refused: mmap it yourself and import the pointer
-/// (HandleType::host_pointer), which keeps the risk of that mapping yours.
+/// (HandleType::host_pointer), which keeps the risk of that mapping yours. A dma-buf must be a real
+/// one (a file of the kernel's dma-buf filesystem, DMA_BUF_MAGIC; "anon_inode:dmabuf" on kernels
+/// before 5.3), whose size its exporter fixes; a regular file given as a dma-buf is taken only when it
+/// is a memfd sealed against shrinking (a stand-in, as udmabuf's memfds are), mapped like a memfd and
+/// never handed to the driver's dma-buf paths; anything else is Errc::invalid_argument.
 ///
 /// The fd is duplicated: the caller keeps (and closes) its own. A dma-buf mapped by the host (Queue::map,
 /// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem. Memory
@@ -39,7 +43,7 @@ namespace edgemem {
 
 /// What a foreign memory handle is.
 enum class HandleType : std::uint8_t {
-  dma_buf = 1,   ///< a Linux dma-buf fd (camera and display buffers)
+  dma_buf = 1,   ///< a Linux dma-buf fd (camera and display buffers), or a memfd sealed against shrinking
   opaque_fd,     ///< an opaque fd exported by Vulkan or CUDA (imported only through the device's driver)
   memfd,         ///< a memfd (memfd_create) sealed against shrinking (F_SEAL_SHRINK)
   host_pointer,  ///< plain host memory (OIDN's shared buffer, cuda.core's from_handle of host memory)
@@ -91,7 +95,7 @@ struct ImportOptions {
   /// Copy into a new buffer when no zero-copy path works (ImportPath::copy); otherwise that case
   /// answers Errc::unsupported (no path) or Errc::misaligned (the mapping misses the alignment rule).
   bool allow_copy = false;
-  /// memfd only: refuse one that may still grow (needs F_SEAL_GROW as well as the F_SEAL_SHRINK every
+  /// memfd (also one given as a dma-buf): refuse one that may still grow (needs F_SEAL_GROW as well as the F_SEAL_SHRINK every
   /// memfd import needs), so its size is final; Errc::invalid_argument otherwise.
   bool require_sealed = false;
 };

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <new>
 
 #if defined(__linux__)
@@ -10,6 +12,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #define EDGEMEM_HAS_FD_MEMORY 1
 #else
@@ -20,6 +23,9 @@ namespace edgemem::detail {
 
 #if EDGEMEM_HAS_FD_MEMORY
 namespace {
+
+constexpr unsigned long kDmaBufMagic = 0x444d4142;     // DMA_BUF_MAGIC, "DMAB" (linux/magic.h)
+constexpr unsigned long kAnonInodeMagic = 0x09041934;  // ANON_INODE_FS_MAGIC
 
 Error os_error(const char* message) noexcept { return Error{Errc::backend_failure, errno, message}; }
 
@@ -82,35 +88,56 @@ Result<std::uint64_t> sealed_size(int fd, bool fixed, const char* unsealed) noex
   return static_cast<std::uint64_t>(st.st_size);
 }
 
+/// True when `fd` is a dma-buf: a file of the kernel's dma-buf filesystem (DMA_BUF_MAGIC), or on
+/// kernels before it had one (5.3) an anonymous inode that /proc/self/fd names "anon_inode:dmabuf".
+/// Nothing else (a regular file, a memfd, another anonymous inode) is.
+bool is_dma_buf(int fd) noexcept {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return false;
+  if (static_cast<unsigned long>(fs.f_type) == kDmaBufMagic) return true;
+  if (static_cast<unsigned long>(fs.f_type) != kAnonInodeMagic) return false;
+  char path[40];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  static constexpr char kName[] = "anon_inode:dmabuf";
+  char link[sizeof kName + 1] = {};
+  const ssize_t n = readlink(path, link, sizeof link);
+  return n == static_cast<ssize_t>(sizeof kName - 1) && std::memcmp(link, kName, sizeof kName - 1) == 0;
+}
+
 }  // namespace
 
-Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept {
+Result<FdKind> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept {
   if (m.fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
   struct stat st {};  // what the fd is; a regular file's size is read only after its seals
   if (fstat(m.fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
   std::uint64_t size = 0;  // 64-bit, so a 32-bit size_t cannot wrap the check below
+  FdKind kind = FdKind::sealed_file;
   if (m.type == HandleType::memfd) {
     if (!S_ISREG(st.st_mode)) return fail(Errc::invalid_argument, "a memfd handle's fd is not a regular file");
     EDGEMEM_TRY_ASSIGN(size, sealed_size(m.fd, require_sealed,
                                          "the memfd is not sealed against shrinking (F_SEAL_SHRINK): a peer could "
                                          "truncate it under the mapping"));
   } else if (m.type == HandleType::dma_buf) {
-    if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
-      return fail(Errc::invalid_argument, "a dma-buf handle's fd is not a dma-buf");
-    if (S_ISREG(st.st_mode)) {  // (a regular file passed as a dma-buf: its size, its file offset untouched)
-      size = static_cast<std::uint64_t>(st.st_size);
-    } else {
-      const off_t end = lseek(m.fd, 0, SEEK_END);  // a dma-buf's size; it has no file offset to disturb
+    if (is_dma_buf(m.fd)) {
+      const off_t end = lseek(m.fd, 0, SEEK_END);  // its size, fixed by its exporter; no file offset to disturb
       if (end < 0) return fail(Errc::invalid_argument, "a dma-buf handle's fd has no size (lseek)", errno);
       size = static_cast<std::uint64_t>(end);
+      kind = FdKind::dma_buf;
+    } else if (S_ISREG(st.st_mode)) {  // a stand-in (a test's, udmabuf's memfd): only if it cannot shrink
+      EDGEMEM_TRY_ASSIGN(size, sealed_size(m.fd, require_sealed,
+                                           "a regular file given as a dma-buf must be a memfd sealed against "
+                                           "shrinking (F_SEAL_SHRINK): it is no dma-buf and a peer could "
+                                           "truncate it under the mapping"));
+    } else {
+      return fail(Errc::invalid_argument, "a dma-buf handle's fd is not a dma-buf (nor a sealed memfd)");
     }
   } else {
     // An opaque fd's size is known only to its driver.
-    return {};
+    return FdKind::opaque;
   }
   if (m.offset > size || m.bytes > size - m.offset)
     return fail(Errc::out_of_range, "offset + bytes is past the end of the fd's memory");
-  return {};
+  return kind;
 }
 
 Result<int> dup_fd(int fd) noexcept {
@@ -174,7 +201,7 @@ void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept 
 void close_fd(int) noexcept {}
 std::uint64_t fd_identity(int) noexcept { return 0; }
 bool fd_sealed(int) noexcept { return false; }
-Result<void> check_fd_memory(const ExternalMemory&, bool) noexcept {
+Result<FdKind> check_fd_memory(const ExternalMemory&, bool) noexcept {
   return fail(Errc::unsupported, "no file descriptors on this system");
 }
 Result<int> dup_fd(int) noexcept { return fail(Errc::unsupported, "no file descriptors on this system"); }

@@ -21,11 +21,19 @@ struct FdRecord : ExternalRef {
   std::size_t map_bytes = 0;  // its length
 };
 
+/// What check_fd_memory found behind an fd.
+enum class FdKind : std::uint8_t {
+  opaque,       ///< an opaque fd: only its driver knows it (not checked here)
+  dma_buf,      ///< a real dma-buf (the kernel's dma-buf filesystem): fixed size, DMA_BUF_IOCTL_SYNC applies
+  sealed_file,  ///< a regular file (a memfd) sealed against shrinking: mapped, never a dma-buf
+};
+
 /// Checks `m` against its fd: open, of the right kind, `offset + bytes` within its size (fstat for
-/// a memfd, lseek for a dma-buf). A memfd must carry F_SEAL_SHRINK (and F_SEAL_GROW when
-/// `require_sealed`), read before its size, so the checked bytes stay for as long as the fd lives.
-/// Errc: invalid_argument (closed, wrong kind, not sealed), out_of_range (past the end).
-Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
+/// a memfd, lseek for a dma-buf). A memfd, or a regular file given as a dma-buf, must carry
+/// F_SEAL_SHRINK (and F_SEAL_GROW when `require_sealed`), read before its size, so the checked bytes
+/// stay for as long as the fd lives; a dma-buf must be a real one (DMA_BUF_MAGIC). Returns what the fd
+/// is. Errc: invalid_argument (closed, wrong kind, not sealed), out_of_range (past the end).
+Result<FdKind> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
 
 /// The file behind `fd` as one number (its device and inode), the same in every process that holds it;
 /// 0 when fstat fails.

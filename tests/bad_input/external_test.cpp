@@ -99,7 +99,7 @@ BAD_INPUT("Buffer::import: memfd offset + bytes past the fd's size (fstat)") {
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(empty, 0, 1)); });
 }
 
-BAD_INPUT("Buffer::import: dma-buf offset + bytes past the fd's size (lseek)") {
+BAD_INPUT("Buffer::import: dma-buf offset + bytes past the fd's size (a sealed memfd standing in)") {
   ExtScene e;
   const int fd = e.memfd_of(2 * e.page, emt::Seals::shrink);
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::dma_buf(fd, 0, 2 * e.page + 1)); });

@@ -9,6 +9,8 @@
 #include <thread>
 #include <utility>
 
+#include <sys/eventfd.h>
+
 #include "external_helpers.hpp"
 #include "test_helpers.hpp"
 
@@ -205,4 +207,67 @@ TEST_CASE("hostile peer: a peer racing shrink and seal against our imports never
   CHECK(imported >= rounds / 8);  // every early-sealed round imports
   CHECK(refused > 0);
   CHECK(emt::open_fds() == fds);
+}
+
+// ---- #29 item 2: only a real dma-buf is a dma-buf ----------------------------------------------------
+
+TEST_CASE("hostile peer: a regular file or an unsealed memfd given as a dma-buf is refused (#29.2)") {
+  emt::Fixture f;
+  const std::size_t n = 2 * emt::page_size();
+  const bool driver_dma_buf = (f.ctx.info().caps.external_memory & (external_dma_buf | external_arm_import)) != 0;
+  emt::Bytes content;
+  const int unsealed = memfd_with(n, emt::Seals::none, content);
+  REQUIRE(unsealed >= 0);
+  char path[] = "/tmp/emt-dmabuf-XXXXXX";
+  const int file = mkstemp(path);
+  REQUIRE(file >= 0);
+  unlink(path);
+  REQUIRE(ftruncate(file, static_cast<off_t>(n)) == 0);
+  const int ev = eventfd(0, EFD_CLOEXEC);  // an anonymous inode that is no dma-buf
+  REQUIRE(ev >= 0);
+  const int fds = emt::open_fds();
+  for (const int fd : {unsealed, file}) {
+    auto b = Buffer::import(f.ctx, ExternalMemory::dma_buf(fd, 0, n));
+    CHECK_ERRC(b, Errc::invalid_argument);
+    if (b) {  // today: taken, and the peer can shrink it under the mapping
+      CHECK_MESSAGE(ftruncate(fd, 0) != 0, "the peer truncated a \"dma-buf\" we have mapped");
+      REQUIRE(ftruncate(fd, static_cast<off_t>(n)) == 0);
+    }
+  }
+  // A file on disk cannot be sealed: refused as a memfd too (mmap it yourself and import the pointer).
+  CHECK_ERRC(Buffer::import(f.ctx, ExternalMemory::memfd(file, 0, n)), Errc::invalid_argument);
+  CHECK_ERRC(Buffer::import(f.ctx, ExternalMemory::dma_buf(ev, 0, 8)), Errc::invalid_argument);
+  CHECK(emt::open_fds() == fds);
+  // A memfd sealed against shrinking may stand in for a dma-buf (as udmabuf's memfds must be sealed):
+  // it takes the mmap path and the peer cannot shrink it.
+  const int sealed = memfd_with(n, emt::Seals::shrink, content);
+  REQUIRE(sealed >= 0);
+  if (!driver_dma_buf) {
+    auto b = Buffer::import(f.ctx, ExternalMemory::dma_buf(sealed, 0, n));
+    REQUIRE_OK(b);
+    CHECK(b->import_path() == ImportPath::mmap_host_ptr);
+    CHECK(ftruncate(sealed, 0) == -1);
+    emt::Bytes got(n);
+    CHECK_OK(f.q.read(*b, 0, got.data(), n));
+    CHECK(got == content);
+  }
+  for (const int fd : {unsealed, file, ev, sealed}) close(fd);
+}
+
+TEST_CASE("hostile peer: a real dma-buf (udmabuf) is recognised as one (#29.2)") {
+  emt::Fixture f;
+  const std::size_t n = 16 * emt::page_size();
+  int memfd = -1;
+  std::string why;
+  const int dmabuf = emt::make_udmabuf(n, memfd, why);
+  if (dmabuf < 0) {
+    MESSAGE("skipped: " << why);
+    return;
+  }
+  auto b = Buffer::import(f.ctx, ExternalMemory::dma_buf(dmabuf, 0, n));
+  CHECK_OK(b);
+  // A dma-buf is no memfd: given as one it is refused.
+  CHECK_ERRC(Buffer::import(f.ctx, ExternalMemory::memfd(dmabuf, 0, n)), Errc::invalid_argument);
+  close(dmabuf);
+  close(memfd);
 }
