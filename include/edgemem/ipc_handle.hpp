@@ -54,10 +54,11 @@ class IpcHandle {
   /// == 0, offset + bytes overflowing, an unknown kind, a pool whose blocks do not fit `bytes`; `fd` is
   /// closed).
   [[nodiscard]] static Result<IpcHandle> adopt(int fd, const IpcDescriptor& desc) noexcept;
-  /// Receives one handle send() sent on the connected UNIX socket `socket` (blocking).
-  /// Errc: invalid_argument (not a socket, or a message that is not a handle: any fd it carried is
-  /// closed), released (the peer closed the connection), backend_failure (recvmsg failed; Error::native
-  /// is errno).
+  /// Receives one handle send() sent on the connected UNIX socket `socket` (blocking; a STREAM,
+  /// SEQPACKET or DGRAM socket). Errc: invalid_argument (not a socket, or a message that is not a
+  /// handle: of another size, longer than a handle (MSG_TRUNC), with more than one fd (MSG_CTRUNC) or
+  /// none, or a descriptor adopt() refuses; every fd it carried is closed), released (the peer closed
+  /// the connection), backend_failure (recvmsg failed; Error::native is errno).
   [[nodiscard]] static Result<IpcHandle> receive(int socket) noexcept;
 
   IpcHandle() noexcept = default;  ///< an empty (released) handle

@@ -4,12 +4,47 @@
 // closed) and re-reads a recorded memfd import. The attacks that need timing (a peer shrinking and
 // sealing while we import) are in tests/conformance/hostile_peer_test.cpp.
 // Run them with -tc='bad_input: hostile peer*'.
+#include <cstring>
+#include <utility>
+#include <vector>
+
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 
 #include "bad_input/external_scene.hpp"
 
 using namespace edgemem;
 using emt::bad::ext::ExtScene;
+
+namespace {
+
+/// Sends `bytes` bytes of `data` on `socket` with every fd of `fds` attached (one SCM_RIGHTS message).
+bool send_with_fds(int socket, const void* data, std::size_t bytes, const std::vector<int>& fds) {
+  iovec iov{const_cast<void*>(data), bytes};
+  alignas(cmsghdr) char control[CMSG_SPACE(8 * sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  if (!fds.empty()) {
+    msg.msg_control = control;
+    msg.msg_controllen = CMSG_SPACE(fds.size() * sizeof(int));
+    cmsghdr* c = CMSG_FIRSTHDR(&msg);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_RIGHTS;
+    c->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
+    std::memcpy(CMSG_DATA(c), fds.data(), fds.size() * sizeof(int));
+  }
+  return sendmsg(socket, &msg, MSG_NOSIGNAL) == static_cast<ssize_t>(bytes);
+}
+
+/// A connected UNIX socket pair of `type` (SOCK_SEQPACKET, SOCK_DGRAM), owned by the case.
+std::pair<int, int> socket_pair(ExtScene& e, int type) {
+  int sv[2] = {-1, -1};
+  CHECK(socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, sv) == 0);
+  return {e.own(sv[0]), e.own(sv[1])};
+}
+
+}  // namespace
 
 // ---- #29 item 1: a memfd must be sealed against shrinking --------------------------------------------
 
@@ -51,4 +86,39 @@ BAD_INPUT("hostile peer: Buffer::import of an anonymous inode that is no dma-buf
   const int ev = e.own(eventfd(0, EFD_CLOEXEC));
   e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, ExternalMemory::dma_buf(ev, 0, 8)); });
   e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(ev, 0, 8)); });
+}
+
+// ---- #29 item 9: truncated messages ------------------------------------------------------------------
+
+BAD_INPUT("hostile peer: IpcHandle::receive of a message longer than a handle (SEQPACKET, DGRAM: MSG_TRUNC; its fd is closed)") {
+  ExtScene e;
+  const int sealed = e.memfd_of(e.page, emt::Seals::fixed);
+  std::vector<unsigned char> big(4096, 0xab);  // a valid descriptor first, then 4,096 - sizeof of junk
+  const IpcDescriptor d = e.descriptor(0, e.page);
+  std::memcpy(big.data(), &d, sizeof d);
+  for (const int type : {SOCK_SEQPACKET, SOCK_DGRAM}) {
+    CAPTURE(type);
+    const auto sv = socket_pair(e, type);
+    REQUIRE(send_with_fds(sv.first, big.data(), big.size(), {sealed}));
+    e.expect(Errc::invalid_argument, [&] { return IpcHandle::receive(sv.second); });
+    REQUIRE(send_with_fds(sv.first, big.data(), sizeof d + 1, {}));  // one byte more, no fd
+    e.expect(Errc::invalid_argument, [&] { return IpcHandle::receive(sv.second); });
+    // The socket is still usable: a whole handle after the refused ones is received.
+    REQUIRE(send_with_fds(sv.first, &d, sizeof d, {sealed}));
+    auto h = IpcHandle::receive(sv.second);
+    CHECK_OK(h);
+  }
+}
+
+BAD_INPUT("hostile peer: IpcHandle::receive of a handle with more fds than it carries (MSG_CTRUNC; every fd is closed)") {
+  ExtScene e;
+  const int a = e.memfd_of(e.page, emt::Seals::fixed);
+  const int b = e.memfd_of(e.page, emt::Seals::fixed);
+  const IpcDescriptor d = e.descriptor(0, e.page);
+  for (const int type : {SOCK_STREAM, SOCK_SEQPACKET, SOCK_DGRAM}) {
+    CAPTURE(type);
+    const auto sv = socket_pair(e, type);
+    REQUIRE(send_with_fds(sv.first, &d, sizeof d, {a, b, e.memfd}));
+    e.expect(Errc::invalid_argument, [&] { return IpcHandle::receive(sv.second); });
+  }
 }
