@@ -131,7 +131,7 @@ Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMem
   rec->fd_offset = m.offset;
   if (kind == detail::FdKind::dma_buf) rec->host_access = detail::dma_buf_host_access;
   if (m.type == HandleType::memfd) rec->sealed = detail::fd_sealed(rec->fd);  // (a dma-buf is not re-exported)
-  rec->identity = detail::fd_identity(rec->fd);
+  if (rec->sealed) rec->identity = detail::random_identity();
   return wrap_owning(ctx, *data, m.bytes, o.flags, rec);
 }
 
@@ -200,7 +200,7 @@ Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, 
     return fail(data.error());
   }
   rec->sealed = true;
-  rec->identity = detail::fd_identity(rec->fd);
+  rec->identity = detail::random_identity();
   return wrap_owning(ctx, *data, bytes, flags, rec);
 }
 

@@ -31,7 +31,8 @@ Result<IpcHandle> IpcHandle::adopt(int fd, const IpcDescriptor& desc) noexcept {
                             (desc.block_count == 0 || desc.block_bytes == 0 ||
                              desc.block_bytes > desc.bytes / desc.block_count)
                         ? "a pool descriptor whose blocks do not fit its bytes"
-                        : nullptr;
+                    : desc.kind == ExportKind::pool && desc.pool_id == 0 ? "a pool descriptor without an identity (pool_id 0)"
+                                                                         : nullptr;
   if (bad != nullptr) {
     detail::close_fd(fd);
     return fail(Errc::invalid_argument, bad);

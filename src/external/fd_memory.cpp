@@ -1,5 +1,6 @@
 #include "external/fd_memory.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -11,8 +12,10 @@
 #include <linux/dma-buf.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #define EDGEMEM_HAS_FD_MEMORY 1
 #else
@@ -60,10 +63,21 @@ void close_fd(int fd) noexcept {
   errno = saved;
 }
 
-std::uint64_t fd_identity(int fd) noexcept {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return 0;
-  return (static_cast<std::uint64_t>(st.st_dev) << 40) ^ static_cast<std::uint64_t>(st.st_ino);
+std::uint64_t random_identity() noexcept {
+  std::uint64_t v = 0;
+  if (getrandom(&v, sizeof v, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof v)) {
+    static std::atomic<std::uint64_t> counter{0};
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    v = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+    v ^= reinterpret_cast<std::uintptr_t>(&v) ^ (static_cast<std::uint64_t>(getpid()) << 32) ^
+         counter.fetch_add(0x9e3779b97f4a7c15u, std::memory_order_relaxed);
+    v += 0x9e3779b97f4a7c15u;  // splitmix64's finaliser
+    v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9u;
+    v = (v ^ (v >> 27)) * 0x94d049bb133111ebu;
+    v ^= v >> 31;
+  }
+  return v != 0 ? v : 1;
 }
 
 bool fd_sealed(int fd) noexcept {
@@ -199,7 +213,10 @@ void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept 
 #else  // no POSIX file descriptors: every fd-based import and export is unsupported
 
 void close_fd(int) noexcept {}
-std::uint64_t fd_identity(int) noexcept { return 0; }
+std::uint64_t random_identity() noexcept {
+  static std::atomic<std::uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 bool fd_sealed(int) noexcept { return false; }
 Result<FdKind> check_fd_memory(const ExternalMemory&, bool) noexcept {
   return fail(Errc::unsupported, "no file descriptors on this system");

@@ -35,9 +35,9 @@ enum class FdKind : std::uint8_t {
 /// is. Errc: invalid_argument (closed, wrong kind, not sealed), out_of_range (past the end).
 Result<FdKind> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
 
-/// The file behind `fd` as one number (its device and inode), the same in every process that holds it;
-/// 0 when fstat fails.
-std::uint64_t fd_identity(int fd) noexcept;
+/// A random 64-bit number, never 0 (getrandom; a clock, address and counter mix where it fails): the
+/// identity of exportable memory and so of a pool over it (ExternalRef::identity).
+std::uint64_t random_identity() noexcept;
 
 /// True when `fd` carries every seal of kRequiredSeals.
 bool fd_sealed(int fd) noexcept;

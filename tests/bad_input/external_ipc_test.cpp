@@ -168,11 +168,24 @@ BAD_INPUT("IpcHandle::adopt: a descriptor of another magic (the fd is closed)") 
 
 BAD_INPUT("IpcHandle::adopt: a descriptor of another version (the fd is closed)") {
   ExtScene e;
-  for (const std::uint16_t version : {0, 2, 0xffff}) {
+  for (const int version : {0, IpcDescriptor::kVersion - 1, IpcDescriptor::kVersion + 1, 0xffff}) {
     IpcDescriptor d = e.descriptor(0, e.page);
-    d.version = version;
+    d.version = static_cast<std::uint16_t>(version);
     e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(e.page, emt::Seals::fixed), d); });
   }
+}
+
+BAD_INPUT("IpcHandle::adopt: a pool descriptor without an identity (pool_id 0; the fd is closed)") {
+  ExtScene e;
+  IpcDescriptor d = e.descriptor(0, 4 * e.page);
+  d.kind = ExportKind::pool;
+  d.block_count = 4;
+  d.block_bytes = e.page;
+  d.pool_id = 0;
+  e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(4 * e.page, emt::Seals::fixed), d); });
+  d.pool_id = 29;  // the same descriptor with an identity is taken
+  auto h = IpcHandle::adopt(emt::make_memfd(4 * e.page, emt::Seals::fixed), d);
+  CHECK_OK(h);
 }
 
 BAD_INPUT("IpcHandle::adopt: zero bytes (the fd is closed)") {

@@ -122,3 +122,45 @@ BAD_INPUT("hostile peer: IpcHandle::receive of a handle with more fds than it ca
     e.expect(Errc::invalid_argument, [&] { return IpcHandle::receive(sv.second); });
   }
 }
+
+// ---- #29 item 8: a block of another pool -------------------------------------------------------------
+
+BAD_INPUT("hostile peer: ImportedPool::block of a descriptor of another pool in the same memfd") {
+  ExtScene e;
+  const std::size_t block = 4096, count = 2;
+  if (block % e.f.align() != 0) {
+    MESSAGE("base alignment " << e.f.align() << " is over 4096 bytes: no such pool here");
+    return;
+  }
+  const int fd = e.memfd_of(2 * count * block, emt::Seals::fixed);
+  FixedPool<2> pools[2];
+  ImportedPool attached[2];
+  BlockDescriptor desc[2];
+  std::vector<PooledBuffer> held;
+  for (int p = 0; p < 2; ++p) {
+    auto imp = Buffer::import(e.f.ctx, ExternalMemory::memfd(fd, p * count * block, count * block));
+    REQUIRE_OK(imp);
+    Buffer views[count];
+    for (std::size_t i = 0; i < count; ++i) {
+      auto v = imp->sub(i * block, block);
+      REQUIRE_OK(v);
+      views[i] = std::move(*v);
+    }
+    auto made = pools[p].init_over(e.f.ctx, e.f.q, views, count, block);
+    REQUIRE_OK(made);
+    auto h = pools[p].export_handle();
+    REQUIRE_OK(h);
+    auto a = ImportedPool::attach(e.f.ctx, std::move(*h));
+    REQUIRE_OK(a);
+    attached[p] = std::move(*a);
+    auto blk = pools[p].acquire();
+    REQUIRE_OK(blk);
+    auto d = pools[p].descriptor(*blk);
+    REQUIRE_OK(d);
+    desc[p] = *d;
+    held.push_back(std::move(*blk));
+    e.s.watch(pools[p]);
+  }
+  e.expect(Errc::invalid_argument, [&] { return attached[1].block(desc[0]); });
+  e.expect(Errc::invalid_argument, [&] { return attached[0].block(desc[1]); });
+}

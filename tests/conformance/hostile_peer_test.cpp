@@ -271,3 +271,67 @@ TEST_CASE("hostile peer: a real dma-buf (udmabuf) is recognised as one (#29.2)")
   close(dmabuf);
   close(memfd);
 }
+
+// ---- #29 item 8: pools carry an identity of their own ------------------------------------------------
+
+TEST_CASE("hostile peer: two exportable pools in one memfd refuse each other's block descriptors (#29.8)") {
+  emt::Fixture f;
+  const std::size_t block = 4096, count = 4;
+  if (block % f.align() != 0) {
+    MESSAGE("skipped: base alignment " << f.align() << " is over 4096 bytes");
+    return;
+  }
+  // One memfd, sealed for export, holding two pools: blocks [0, 4) and [4, 8), each over its own import.
+  const int fd = emt::make_memfd(2 * count * block, emt::Seals::fixed);
+  REQUIRE(fd >= 0);
+  FixedPool<4> pools[2];
+  ImportedPool attached[2];
+  for (int p = 0; p < 2; ++p) {
+    auto imp = Buffer::import(f.ctx, ExternalMemory::memfd(fd, p * count * block, count * block));
+    REQUIRE_OK(imp);
+    Buffer views[count];
+    for (std::size_t i = 0; i < count; ++i) {
+      auto v = imp->sub(i * block, block);
+      REQUIRE_OK(v);
+      views[i] = std::move(*v);
+    }
+    auto made = pools[p].init_over(f.ctx, f.q, views, count, block);
+    REQUIRE_OK(made);
+    auto h = pools[p].export_handle();
+    REQUIRE_OK(h);
+    auto a = ImportedPool::attach(f.ctx, std::move(*h));
+    REQUIRE_OK(a);
+    attached[p] = std::move(*a);
+  }
+  auto b0 = pools[0].acquire();
+  auto b1 = pools[1].acquire();
+  REQUIRE_OK(b0);
+  REQUIRE_OK(b1);
+  const std::uint8_t one = 1, two = 2;
+  CHECK_OK(f.q.fill(*b0, 0, block, &one, 1));
+  CHECK_OK(f.q.fill(*b1, 0, block, &two, 1));
+  auto d0 = pools[0].descriptor(*b0);
+  auto d1 = pools[1].descriptor(*b1);
+  REQUIRE_OK(d0);
+  REQUIRE_OK(d1);
+  CHECK(d0->pool != d1->pool);
+  // Each attached pool takes its own pool's descriptors...
+  auto v0 = attached[0].block(*d0);
+  auto v1 = attached[1].block(*d1);
+  REQUIRE_OK(v0);
+  REQUIRE_OK(v1);
+  CHECK(f.snapshot(*v0) == emt::Bytes(block, 1));
+  CHECK(f.snapshot(*v1) == emt::Bytes(block, 2));
+  // ... and refuses the other's, though both live in the same file.
+  CHECK_ERRC(attached[1].block(*d0), Errc::invalid_argument);
+  CHECK_ERRC(attached[0].block(*d1), Errc::invalid_argument);
+  // A second attachment of the same pool is the same pool: its descriptors are good there.
+  auto again = pools[0].export_handle();
+  REQUIRE_OK(again);
+  auto a0 = ImportedPool::attach(f.ctx, std::move(*again));
+  REQUIRE_OK(a0);
+  auto v0b = a0->block(*d0);
+  REQUIRE_OK(v0b);
+  CHECK(f.snapshot(*v0b) == emt::Bytes(block, 1));
+  close(fd);
+}
