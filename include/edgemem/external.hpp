@@ -21,8 +21,10 @@
 /// read before its size): a peer holding the same file could otherwise truncate it under edgemem's
 /// mapping and the next access would be SIGBUS (docs/security.md). Seal your own memfds with
 /// fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) (memfd_create(..., MFD_ALLOW_SEALING)); a file that takes no
-/// seals (a file on disk, shm_open) is refused: mmap it yourself and import the pointer
-/// (HandleType::host_pointer), which keeps the risk of that mapping yours. A dma-buf must be a real
+/// seals (a file on disk, shm_open) is refused, and so is a hugetlbfs memfd (MFD_HUGETLB: a peer may
+/// punch holes in it that an empty huge page pool cannot refill, SIGBUS again): mmap such memory
+/// yourself and import the pointer (HandleType::host_pointer), which keeps the risk of that mapping
+/// yours. A dma-buf must be a real
 /// one (a file of the kernel's dma-buf filesystem, DMA_BUF_MAGIC; "anon_inode:dmabuf" on kernels
 /// before 5.3), whose size its exporter fixes; a regular file given as a dma-buf is taken only when it
 /// is a memfd sealed against shrinking (a stand-in, as udmabuf's memfds are), mapped like a memfd and

@@ -29,6 +29,7 @@ namespace {
 
 constexpr unsigned long kDmaBufMagic = 0x444d4142;     // DMA_BUF_MAGIC, "DMAB" (linux/magic.h)
 constexpr unsigned long kAnonInodeMagic = 0x09041934;  // ANON_INODE_FS_MAGIC
+constexpr unsigned long kHugetlbfsMagic = 0x958458f6;  // HUGETLBFS_MAGIC
 
 Error os_error(const char* message) noexcept { return Error{Errc::backend_failure, errno, message}; }
 
@@ -97,6 +98,12 @@ Result<std::uint64_t> sealed_size(int fd, bool fixed, const char* unsealed) noex
   if (seals < 0 || (seals & F_SEAL_SHRINK) == 0) return fail(Errc::invalid_argument, unsealed, seals < 0 ? errno : 0);
   if (fixed && (seals & F_SEAL_GROW) == 0)
     return fail(Errc::invalid_argument, "the memfd is not sealed against growing (F_SEAL_GROW): its size is not final");
+  // A hugetlbfs memfd (MFD_HUGETLB) is sealable too, but a peer may punch holes in it (fallocate), and
+  // a fault on a hole when the huge page pool is empty is SIGBUS: seals do not protect it.
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) == 0 && static_cast<unsigned long>(fs.f_type) == kHugetlbfsMagic)
+    return fail(Errc::invalid_argument,
+                "a hugetlbfs memfd (MFD_HUGETLB): a peer could punch holes the huge page pool cannot refill (SIGBUS)");
   struct stat st {};
   if (fstat(fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
   return static_cast<std::uint64_t>(st.st_size);

@@ -64,6 +64,27 @@ BAD_INPUT("hostile peer: Buffer::import of a memfd not sealed against shrinking 
   CHECK(ftruncate(none, 0) == 0);  // nothing was sealed by the refused imports
 }
 
+BAD_INPUT("hostile peer: Buffer::import of a hugetlbfs memfd, sealed (a hole the peer punches may not be refilled: SIGBUS)") {
+  ExtScene e;
+  const int huge = memfd_create("emt-huge", MFD_CLOEXEC | MFD_HUGETLB | MFD_ALLOW_SEALING);
+  const std::size_t bytes = std::size_t{2} << 20;  // one x86 / arm64 (4 KiB granule) huge page
+  if (huge < 0 || ftruncate(huge, static_cast<off_t>(bytes)) != 0 ||
+      fcntl(huge, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
+    MESSAGE("no sealable 2 MiB hugetlbfs memfd here (" << std::strerror(errno) << "): nothing to refuse");
+    if (huge >= 0) close(huge);
+    return;
+  }
+  e.own(huge);
+  e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(huge, 0, bytes)); });
+  e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, ExternalMemory::dma_buf(huge, 0, bytes)); });
+  IpcHandle h = [&] {
+    auto made = IpcHandle::adopt(fcntl(huge, F_DUPFD_CLOEXEC, 0), e.descriptor(0, bytes));
+    CHECK_OK(made);
+    return made ? std::move(*made) : IpcHandle{};
+  }();
+  e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, std::move(h)); }, -1);
+}
+
 // ---- #29 item 2: only a real dma-buf is a dma-buf ----------------------------------------------------
 
 BAD_INPUT("hostile peer: Buffer::import of an unsealed memfd or a file on disk given as a dma-buf") {
