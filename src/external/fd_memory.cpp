@@ -144,7 +144,7 @@ Result<FdKind> check_fd_memory(const ExternalMemory& m, bool require_sealed) noe
       if (end < 0) return fail(Errc::invalid_argument, "a dma-buf handle's fd has no size (lseek)", errno);
       size = static_cast<std::uint64_t>(end);
       kind = FdKind::dma_buf;
-    } else if (S_ISREG(st.st_mode)) {  // a stand-in (a test's, udmabuf's memfd): only if it cannot shrink
+    } else if (S_ISREG(st.st_mode)) {  // a stand-in (a test's memfd): only if it cannot shrink
       EDGEMEM_TRY_ASSIGN(size, sealed_size(m.fd, require_sealed,
                                            "a regular file given as a dma-buf must be a memfd sealed against "
                                            "shrinking (F_SEAL_SHRINK): it is no dma-buf and a peer could "
