@@ -64,9 +64,9 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// The buffer keeps a duplicate of the fd and its mapping until its last view goes (then it first
   /// waits for the queued commands that still reach the memory); import_path() says how it was reached. Errc: released (ctx), invalid_argument (bytes == 0, fd < 0 or closed, an
   /// fd of the wrong kind (a memfd that is not a regular file; a dma-buf that is neither a real dma-buf
-  /// nor a memfd sealed against shrinking; a pipe, socket or directory), null
-  /// host pointer, unknown HandleType, bad flags, a memfd not sealed against shrinking (F_SEAL_SHRINK) or,
-  /// with require_sealed, growing), out_of_range
+  /// nor a memfd sealed against shrinking; a pipe, socket or directory), null host pointer, unknown
+  /// HandleType, bad flags, a memfd not sealed against shrinking (F_SEAL_SHRINK) or, with
+  /// require_sealed, growing, or a hugetlbfs memfd), out_of_range
   /// (offset + bytes past the fd's size (fstat / lseek), or bytes > info().max_alloc_bytes), misaligned
   /// (the memory misses the alignment rule of external.hpp and allow_copy is off), unsupported (an
   /// opaque fd without cl_khr_external_memory_opaque_fd, or no mmap on this system), out_of_host_memory,

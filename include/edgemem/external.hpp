@@ -24,11 +24,11 @@
 /// seals (a file on disk, shm_open) is refused, and so is a hugetlbfs memfd (MFD_HUGETLB: a peer may
 /// punch holes in it that an empty huge page pool cannot refill, SIGBUS again): mmap such memory
 /// yourself and import the pointer (HandleType::host_pointer), which keeps the risk of that mapping
-/// yours. A dma-buf must be a real
-/// one (a file of the kernel's dma-buf filesystem, DMA_BUF_MAGIC; "anon_inode:dmabuf" on kernels
-/// before 5.3), whose size its exporter fixes; a regular file given as a dma-buf is taken only when it
-/// is a memfd sealed against shrinking (a stand-in, as udmabuf's memfds are), mapped like a memfd and
-/// never handed to the driver's dma-buf paths; anything else is Errc::invalid_argument.
+/// yours. A dma-buf must be a real one (a file of the kernel's dma-buf filesystem, DMA_BUF_MAGIC;
+/// "anon_inode:dmabuf" on kernels before 5.3), whose size its exporter fixes; a regular file given as
+/// a dma-buf is taken only when it is a memfd sealed against shrinking (a stand-in, e.g. in tests),
+/// mapped like a memfd and never handed to the driver's dma-buf paths or DMA_BUF_IOCTL_SYNC; anything
+/// else is Errc::invalid_argument.
 ///
 /// The fd is duplicated: the caller keeps (and closes) its own. A dma-buf mapped by the host (Queue::map,
 /// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem. Memory
@@ -97,8 +97,8 @@ struct ImportOptions {
   /// Copy into a new buffer when no zero-copy path works (ImportPath::copy); otherwise that case
   /// answers Errc::unsupported (no path) or Errc::misaligned (the mapping misses the alignment rule).
   bool allow_copy = false;
-  /// memfd (also one given as a dma-buf): refuse one that may still grow (needs F_SEAL_GROW as well as the F_SEAL_SHRINK every
-  /// memfd import needs), so its size is final; Errc::invalid_argument otherwise.
+  /// memfd (also one given as a dma-buf): refuse one that may still grow (needs F_SEAL_GROW as well as
+  /// the F_SEAL_SHRINK every memfd import needs), so its size is final; Errc::invalid_argument otherwise.
   bool require_sealed = false;
 };
 
