@@ -20,6 +20,7 @@
 
 #include <string>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -161,8 +162,8 @@ int main(int argc, char** argv) {
   auto q = ctx ? Queue::create(*ctx) : Result<Queue>(fail(ctx.error()));
   if (!q) return std::fprintf(stderr, "no context/queue\n"), 1;
   std::printf("external_bench on %s (%s backend)\n", ctx->info().name, ctx->info().backend);
-  const int fd = memfd_create("nv12", MFD_CLOEXEC);
-  if (fd < 0 || ftruncate(fd, kFrame) != 0) return 1;
+  const int fd = memfd_create("nv12", MFD_CLOEXEC | MFD_ALLOW_SEALING);  // imports need F_SEAL_SHRINK
+  if (fd < 0 || ftruncate(fd, kFrame) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) != 0) return 1;
   std::vector<unsigned char> host(kFrame, 0x5a);
   if (pwrite(fd, host.data(), kFrame, 0) != static_cast<ssize_t>(kFrame)) return 1;
   auto dst = Buffer::create(*ctx, kFrame);

@@ -113,9 +113,10 @@ Result<Buffer> driver_import(const Context& ctx, ContextNode* cn, const External
   }
 }
 
-/// The mmap path of a checked dma-buf or memfd `m` whose fd `rec` owns (consumed, also on failure).
-Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMemory& m, const ImportOptions& o,
-                          FdRecord* rec) noexcept {
+/// The mmap path of a checked dma-buf or memfd `m` (`kind`: what check_fd_memory found) whose fd `rec`
+/// owns (consumed, also on failure).
+Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMemory& m, detail::FdKind kind,
+                          const ImportOptions& o, FdRecord* rec) noexcept {
   auto data = detail::map_fd(rec, m.offset, m.bytes, false);
   if (!data) {
     rec->release(rec);
@@ -128,9 +129,9 @@ Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMem
   }
   rec->path = ImportPath::mmap_host_ptr;
   rec->fd_offset = m.offset;
-  if (m.type == HandleType::dma_buf) rec->host_access = detail::dma_buf_host_access;
-  else rec->sealed = detail::fd_sealed(rec->fd);
-  rec->identity = detail::fd_identity(rec->fd);
+  if (kind == detail::FdKind::dma_buf) rec->host_access = detail::dma_buf_host_access;
+  if (m.type == HandleType::memfd) rec->sealed = detail::fd_sealed(rec->fd);  // (a dma-buf is not re-exported)
+  if (rec->sealed) rec->identity = detail::random_identity();
   return wrap_owning(ctx, *data, m.bytes, o.flags, rec);
 }
 
@@ -154,15 +155,15 @@ Result<Buffer> Buffer::import(const Context& ctx, const ExternalMemory& m, const
     case HandleType::memfd: break;
     default: return fail(Errc::invalid_argument, "unknown HandleType");
   }
-  EDGEMEM_TRY(detail::check_fd_memory(m, o.require_sealed && m.type == HandleType::memfd));
-  if (m.type != HandleType::memfd) {
+  EDGEMEM_TRY_ASSIGN(const detail::FdKind kind, detail::check_fd_memory(m, o.require_sealed));
+  if (kind != detail::FdKind::sealed_file) {  // a real dma-buf or an opaque fd: the driver's paths first
     auto driver = driver_import<Backend>(ctx, cn, m, o.flags);
     if (driver || driver.error().code != Errc::unsupported) return driver;
     if (m.type == HandleType::opaque_fd)
       return fail(Errc::unsupported, "an opaque fd needs cl_khr_external_memory_opaque_fd on the device");
   }
   EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::make_fd_record(m.fd));
-  return map_import(ctx, cn, m, o, rec);
+  return map_import(ctx, cn, m, kind, o, rec);
 }
 
 Result<Buffer> Buffer::import(const Context& ctx, IpcHandle&& handle, MemFlags flags) noexcept {
@@ -173,7 +174,7 @@ Result<Buffer> Buffer::import(const Context& ctx, IpcHandle&& handle, MemFlags f
     EDGEMEM_TRY_ASSIGN(ContextNode* cn, check_new_root(ctx, desc.bytes, flags));
     if (desc.has_uuid != 0 && cn->info.has_uuid && std::memcmp(desc.uuid, cn->info.uuid, sizeof desc.uuid) != 0)
       return fail(Errc::invalid_argument, "the handle was exported by another device (uuid)");
-    EDGEMEM_TRY(detail::check_fd_memory(ExternalMemory::memfd(fd, desc.offset, desc.bytes), true));
+    EDGEMEM_TRY(detail::check_fd_memory(ExternalMemory::memfd(fd, desc.offset, desc.bytes), true));  // sealed_file
     return cn;
   }();
   if (!checked) {
@@ -183,7 +184,8 @@ Result<Buffer> Buffer::import(const Context& ctx, IpcHandle&& handle, MemFlags f
   EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(fd));
   ImportOptions o;
   o.flags = flags;
-  return map_import(ctx, *checked, ExternalMemory::memfd(fd, desc.offset, desc.bytes), o, rec);
+  return map_import(ctx, *checked, ExternalMemory::memfd(fd, desc.offset, desc.bytes), detail::FdKind::sealed_file,
+                    o, rec);
 }
 
 Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, MemFlags flags) noexcept {
@@ -198,7 +200,7 @@ Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, 
     return fail(data.error());
   }
   rec->sealed = true;
-  rec->identity = detail::fd_identity(rec->fd);
+  rec->identity = detail::random_identity();
   return wrap_owning(ctx, *data, bytes, flags, rec);
 }
 

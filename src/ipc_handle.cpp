@@ -31,7 +31,8 @@ Result<IpcHandle> IpcHandle::adopt(int fd, const IpcDescriptor& desc) noexcept {
                             (desc.block_count == 0 || desc.block_bytes == 0 ||
                              desc.block_bytes > desc.bytes / desc.block_count)
                         ? "a pool descriptor whose blocks do not fit its bytes"
-                        : nullptr;
+                    : desc.kind == ExportKind::pool && desc.pool_id == 0 ? "a pool descriptor without an identity (pool_id 0)"
+                                                                         : nullptr;
   if (bad != nullptr) {
     detail::close_fd(fd);
     return fail(Errc::invalid_argument, bad);
@@ -129,10 +130,20 @@ Result<IpcHandle> IpcHandle::receive(int socket) noexcept {
       else detail::close_fd(received);  // a handle carries one fd
     }
   }
-  if (got == 0 && fd < 0) return fail(Errc::released, "the peer closed the connection");
-  if (static_cast<std::size_t>(got) != sizeof desc || (msg.msg_flags & MSG_CTRUNC) != 0 || fd < 0) {
+  // A message that did not fit (SEQPACKET / DGRAM: the rest of it was dropped) or whose fds did not
+  // all fit (the kernel closed those) is no handle, whatever its first bytes say: refused, with the
+  // fds that did arrive closed. (A STREAM socket has no message boundaries: a longer "message" leaves
+  // its tail in the stream, and the next receive refuses it as a descriptor of another magic.)
+  const bool truncated = (msg.msg_flags & MSG_TRUNC) != 0, fds_truncated = (msg.msg_flags & MSG_CTRUNC) != 0;
+  if (got == 0 && fd < 0 && !truncated && !fds_truncated) return fail(Errc::released, "the peer closed the connection");
+  const char* bad = truncated                                      ? "the message is longer than an IPC handle (MSG_TRUNC)"
+                    : fds_truncated                                ? "the message carries more fds than an IPC handle (MSG_CTRUNC)"
+                    : static_cast<std::size_t>(got) != sizeof desc ? "the message is not an IPC handle (its size)"
+                    : fd < 0                                       ? "the message carries no fd"
+                                                                   : nullptr;
+  if (bad != nullptr) {
     if (fd >= 0) detail::close_fd(fd);
-    return fail(Errc::invalid_argument, "the message is not an IPC handle");
+    return fail(Errc::invalid_argument, bad);
   }
   return adopt(fd, desc);
 }

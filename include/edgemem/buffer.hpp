@@ -63,8 +63,10 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// Imports foreign memory zero-copy (external.hpp: the paths tried, in order, and when it copies).
   /// The buffer keeps a duplicate of the fd and its mapping until its last view goes (then it first
   /// waits for the queued commands that still reach the memory); import_path() says how it was reached. Errc: released (ctx), invalid_argument (bytes == 0, fd < 0 or closed, an
-  /// fd of the wrong kind (a memfd that is not a regular file; a pipe, socket or directory), null
-  /// host pointer, unknown HandleType, bad flags, an unsealed memfd with require_sealed), out_of_range
+  /// fd of the wrong kind (a memfd that is not a regular file; a dma-buf that is neither a real dma-buf
+  /// nor a memfd sealed against shrinking; a pipe, socket or directory), null host pointer, unknown
+  /// HandleType, bad flags, a memfd not sealed against shrinking (F_SEAL_SHRINK) or, with
+  /// require_sealed, growing, or a hugetlbfs memfd), out_of_range
   /// (offset + bytes past the fd's size (fstat / lseek), or bytes > info().max_alloc_bytes), misaligned
   /// (the memory misses the alignment rule of external.hpp and allow_copy is off), unsupported (an
   /// opaque fd without cl_khr_external_memory_opaque_fd, or no mmap on this system), out_of_host_memory,
@@ -74,8 +76,9 @@ class Buffer : public detail::Handle<detail::MemNode> {
                                              const ImportOptions& options = {}) noexcept;
   /// Imports exported memory from another process (cuda.core's Buffer.from_ipc_descriptor), consuming
   /// `handle`: its fd moves into the buffer (on failure too, `handle` is left empty, so a handle is used
-  /// once). The memory must be a sealed memfd. Errc: released (ctx, or an empty or already used
-  /// handle), invalid_argument (another device's uuid, an unsealed memfd, bad flags), and those of
+  /// once). The memory must be a memfd sealed against shrinking and growing (seals read before the
+  /// size). Errc: released (ctx, or an empty or already used handle), invalid_argument (another device's
+  /// uuid, a memfd without F_SEAL_SHRINK or F_SEAL_GROW, bad flags), and those of
   /// import(ctx, ExternalMemory).
   [[nodiscard]] static Result<Buffer> import(const Context& ctx, IpcHandle&& handle,
                                              MemFlags flags = MemFlags::read_write) noexcept;

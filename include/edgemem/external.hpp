@@ -17,6 +17,19 @@
 /// write_discard map and unmap of them. On unified-memory devices both are free, as they are on the
 /// host backend.
 ///
+/// A memfd (or another regular file) is imported only when sealed against shrinking (F_SEAL_SHRINK,
+/// read before its size): a peer holding the same file could otherwise truncate it under edgemem's
+/// mapping and the next access would be SIGBUS (docs/security.md). Seal your own memfds with
+/// fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) (memfd_create(..., MFD_ALLOW_SEALING)); a file that takes no
+/// seals (a file on disk, shm_open) is refused, and so is a hugetlbfs memfd (MFD_HUGETLB: a peer may
+/// punch holes in it that an empty huge page pool cannot refill, SIGBUS again): mmap such memory
+/// yourself and import the pointer (HandleType::host_pointer), which keeps the risk of that mapping
+/// yours. A dma-buf must be a real one (a file of the kernel's dma-buf filesystem, DMA_BUF_MAGIC;
+/// "anon_inode:dmabuf" on kernels before 5.3), whose size its exporter fixes; a regular file given as
+/// a dma-buf is taken only when it is a memfd sealed against shrinking (a stand-in, e.g. in tests),
+/// mapped like a memfd and never handed to the driver's dma-buf paths or DMA_BUF_IOCTL_SYNC; anything
+/// else is Errc::invalid_argument.
+///
 /// The fd is duplicated: the caller keeps (and closes) its own. A dma-buf mapped by the host (Queue::map,
 /// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem. Memory
 /// imported through cl_khr_external_memory is acquired before each command or map on it and released
@@ -32,9 +45,9 @@ namespace edgemem {
 
 /// What a foreign memory handle is.
 enum class HandleType : std::uint8_t {
-  dma_buf = 1,   ///< a Linux dma-buf fd (camera and display buffers)
+  dma_buf = 1,   ///< a Linux dma-buf fd (camera and display buffers), or a memfd sealed against shrinking
   opaque_fd,     ///< an opaque fd exported by Vulkan or CUDA (imported only through the device's driver)
-  memfd,         ///< a memfd (memfd_create) or another mappable regular file
+  memfd,         ///< a memfd (memfd_create) sealed against shrinking (F_SEAL_SHRINK)
   host_pointer,  ///< plain host memory (OIDN's shared buffer, cuda.core's from_handle of host memory)
 };
 
@@ -68,7 +81,7 @@ struct ExternalMemory {
   static constexpr ExternalMemory opaque_fd(int fd, std::size_t bytes) noexcept {
     return ExternalMemory{HandleType::opaque_fd, fd, nullptr, 0, bytes};
   }
-  /// `bytes` bytes at `offset` of a memfd (or another mappable regular file).
+  /// `bytes` bytes at `offset` of a memfd sealed against shrinking (F_SEAL_SHRINK).
   static constexpr ExternalMemory memfd(int fd, std::size_t offset, std::size_t bytes) noexcept {
     return ExternalMemory{HandleType::memfd, fd, nullptr, offset, bytes};
   }
@@ -84,7 +97,8 @@ struct ImportOptions {
   /// Copy into a new buffer when no zero-copy path works (ImportPath::copy); otherwise that case
   /// answers Errc::unsupported (no path) or Errc::misaligned (the mapping misses the alignment rule).
   bool allow_copy = false;
-  /// memfd only: refuse one that a peer could still resize (needs F_SEAL_SHRINK and F_SEAL_GROW).
+  /// memfd (also one given as a dma-buf): refuse one that may still grow (needs F_SEAL_GROW as well as
+  /// the F_SEAL_SHRINK every memfd import needs), so its size is final; Errc::invalid_argument otherwise.
   bool require_sealed = false;
 };
 

@@ -29,7 +29,8 @@ class ImportedPool {
   ImportedPool& operator=(ImportedPool&&) noexcept = default;  ///< drops this pool, takes over `other`
 
   /// The block `d` names: a view of its bytes. Errc: released (empty pool), invalid_argument (a block
-  /// of another pool), out_of_range (index past the pool's blocks), out_of_host_memory.
+  /// of another pool: its BlockDescriptor::pool is not this pool's IpcDescriptor::pool_id, also when
+  /// both pools live in one memfd), out_of_range (index past the pool's blocks), out_of_host_memory.
   [[nodiscard]] Result<Buffer> block(const BlockDescriptor& d) const noexcept;
   /// Blocks in the pool (0 when empty).
   [[nodiscard]] std::size_t capacity() const noexcept { return count_; }

@@ -25,7 +25,7 @@ enum class ExportKind : std::uint16_t {
 /// What crosses the process boundary besides the fd (sent as plain bytes by IpcHandle::send).
 struct IpcDescriptor {
   static constexpr std::uint32_t kMagic = 0x4d4d4445u;  ///< "EDMM"
-  static constexpr std::uint16_t kVersion = 1;           ///< this layout's version
+  static constexpr std::uint16_t kVersion = 2;           ///< this layout's version (2: pool_id)
   std::uint32_t magic = kMagic;    ///< kMagic
   std::uint16_t version = kVersion;  ///< kVersion
   std::uint16_t has_uuid = 0;      ///< 1 when `uuid` names the exporting device
@@ -36,12 +36,17 @@ struct IpcDescriptor {
   std::uint16_t reserved = 0;      ///< 0
   std::uint32_t block_count = 0;   ///< pool: its blocks (0 for a buffer)
   std::uint64_t block_bytes = 0;   ///< pool: bytes per block, laid out back to back from `offset`
+  /// pool: its identity, a random 64-bit number drawn when its memory was made (never 0), carried by
+  /// every BlockDescriptor of it; 0 for a buffer.
+  std::uint64_t pool_id = 0;
 };
 
 /// One block of an exported pool, for the process that attached it (ImportedPool::block): small,
 /// copyable, sent however the two processes like (a socket, a shared queue), no fd.
 struct BlockDescriptor {
-  std::uint64_t pool = 0;   ///< the pool's identity (its shared memory's), so a block of another pool is refused
+  /// The pool's identity (IpcDescriptor::pool_id: a random number of its own, not its file's), so a
+  /// block of another pool is refused, also of one living in the same memfd.
+  std::uint64_t pool = 0;
   std::uint32_t index = 0;  ///< the block's index in its pool (PooledBuffer::slot())
   std::uint32_t reserved = 0;  ///< 0
 };
@@ -51,13 +56,14 @@ class IpcHandle {
  public:
   /// Takes ownership of `fd` (closed by this handle) described by `desc`, e.g. one a process received
   /// by its own means. Errc: invalid_argument (fd < 0, a descriptor of another magic or version, bytes
-  /// == 0, offset + bytes overflowing, an unknown kind, a pool whose blocks do not fit `bytes`; `fd` is
-  /// closed).
+  /// == 0, offset + bytes overflowing, an unknown kind, a pool whose blocks do not fit `bytes` or whose
+  /// pool_id is 0; `fd` is closed).
   [[nodiscard]] static Result<IpcHandle> adopt(int fd, const IpcDescriptor& desc) noexcept;
-  /// Receives one handle send() sent on the connected UNIX socket `socket` (blocking).
-  /// Errc: invalid_argument (not a socket, or a message that is not a handle: any fd it carried is
-  /// closed), released (the peer closed the connection), backend_failure (recvmsg failed; Error::native
-  /// is errno).
+  /// Receives one handle send() sent on the connected UNIX socket `socket` (blocking; a STREAM,
+  /// SEQPACKET or DGRAM socket). Errc: invalid_argument (not a socket, or a message that is not a
+  /// handle: of another size, longer than a handle (MSG_TRUNC), with more than one fd (MSG_CTRUNC) or
+  /// none, or a descriptor adopt() refuses; every fd it carried is closed), released (the peer closed
+  /// the connection), backend_failure (recvmsg failed; Error::native is errno).
   [[nodiscard]] static Result<IpcHandle> receive(int socket) noexcept;
 
   IpcHandle() noexcept = default;  ///< an empty (released) handle

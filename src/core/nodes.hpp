@@ -128,7 +128,10 @@ struct ExternalRef {
   int fd = -1;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or -1
   std::size_t fd_offset = 0;           ///< where the root's bytes start in `fd`
   bool sealed = false;                 ///< `fd` is a memfd no peer can resize (export_handle() may share it)
-  std::uint64_t identity = 0;          ///< the file behind `fd` (device and inode), the same in every process
+  /// A random number drawn when the root was made over a sealed memfd (create_exportable, a sealed
+  /// import): a pool over it exports it as its IpcDescriptor::pool_id and in every BlockDescriptor, so
+  /// two pools in one file are told apart; 0 for other roots.
+  std::uint64_t identity = 0;
 };
 
 /// MemNode::native_state of a view: no native sub-object yet, one thread making it, made (and

@@ -1,7 +1,10 @@
 #include "external/fd_memory.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <new>
 
 #if defined(__linux__)
@@ -9,7 +12,10 @@
 #include <linux/dma-buf.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 #define EDGEMEM_HAS_FD_MEMORY 1
 #else
@@ -20,6 +26,10 @@ namespace edgemem::detail {
 
 #if EDGEMEM_HAS_FD_MEMORY
 namespace {
+
+constexpr unsigned long kDmaBufMagic = 0x444d4142;     // DMA_BUF_MAGIC, "DMAB" (linux/magic.h)
+constexpr unsigned long kAnonInodeMagic = 0x09041934;  // ANON_INODE_FS_MAGIC
+constexpr unsigned long kHugetlbfsMagic = 0x958458f6;  // HUGETLBFS_MAGIC
 
 Error os_error(const char* message) noexcept { return Error{Errc::backend_failure, errno, message}; }
 
@@ -54,10 +64,21 @@ void close_fd(int fd) noexcept {
   errno = saved;
 }
 
-std::uint64_t fd_identity(int fd) noexcept {
-  struct stat st {};
-  if (fstat(fd, &st) != 0) return 0;
-  return (static_cast<std::uint64_t>(st.st_dev) << 40) ^ static_cast<std::uint64_t>(st.st_ino);
+std::uint64_t random_identity() noexcept {
+  std::uint64_t v = 0;
+  if (getrandom(&v, sizeof v, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof v)) {
+    static std::atomic<std::uint64_t> counter{0};
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    v = static_cast<std::uint64_t>(ts.tv_sec) * 1000000000u + static_cast<std::uint64_t>(ts.tv_nsec);
+    v ^= reinterpret_cast<std::uintptr_t>(&v) ^ (static_cast<std::uint64_t>(getpid()) << 32) ^
+         counter.fetch_add(0x9e3779b97f4a7c15u, std::memory_order_relaxed);
+    v += 0x9e3779b97f4a7c15u;  // splitmix64's finaliser
+    v = (v ^ (v >> 30)) * 0xbf58476d1ce4e5b9u;
+    v = (v ^ (v >> 27)) * 0x94d049bb133111ebu;
+    v ^= v >> 31;
+  }
+  return v != 0 ? v : 1;
 }
 
 bool fd_sealed(int fd) noexcept {
@@ -65,33 +86,79 @@ bool fd_sealed(int fd) noexcept {
   return seals >= 0 && (seals & kRequiredSeals) == kRequiredSeals;
 }
 
-Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept {
-  if (m.fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
+namespace {
+
+/// The size of the regular file `fd`, once it can no longer shrink. The seals are read first and the
+/// size after them: F_SEAL_SHRINK is never removed once set, so the size read next is a lower bound for
+/// as long as the file lives and no peer can take a byte of it away from under a mapping (SIGBUS).
+/// Read the other way round, a peer shrinking and sealing the file between the two reads got a stale
+/// size past. `fixed`: F_SEAL_GROW is needed too. Errc: invalid_argument (`unsealed` says why).
+Result<std::uint64_t> sealed_size(int fd, bool fixed, const char* unsealed) noexcept {
+  const int seals = fcntl(fd, F_GET_SEALS);  // -1 (EINVAL) for a file that takes no seals (not a memfd)
+  if (seals < 0 || (seals & F_SEAL_SHRINK) == 0) return fail(Errc::invalid_argument, unsealed, seals < 0 ? errno : 0);
+  if (fixed && (seals & F_SEAL_GROW) == 0)
+    return fail(Errc::invalid_argument, "the memfd is not sealed against growing (F_SEAL_GROW): its size is not final");
+  // A hugetlbfs memfd (MFD_HUGETLB) is sealable too, but a peer may punch holes in it (fallocate), and
+  // a fault on a hole when the huge page pool is empty is SIGBUS: seals do not protect it.
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) == 0 && static_cast<unsigned long>(fs.f_type) == kHugetlbfsMagic)
+    return fail(Errc::invalid_argument,
+                "a hugetlbfs memfd (MFD_HUGETLB): a peer could punch holes the huge page pool cannot refill (SIGBUS)");
   struct stat st {};
+  if (fstat(fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
+  return static_cast<std::uint64_t>(st.st_size);
+}
+
+/// True when `fd` is a dma-buf: a file of the kernel's dma-buf filesystem (DMA_BUF_MAGIC), or on
+/// kernels before it had one (5.3) an anonymous inode that /proc/self/fd names "anon_inode:dmabuf".
+/// Nothing else (a regular file, a memfd, another anonymous inode) is.
+bool is_dma_buf(int fd) noexcept {
+  struct statfs fs {};
+  if (fstatfs(fd, &fs) != 0) return false;
+  if (static_cast<unsigned long>(fs.f_type) == kDmaBufMagic) return true;
+  if (static_cast<unsigned long>(fs.f_type) != kAnonInodeMagic) return false;
+  char path[40];
+  std::snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  static constexpr char kName[] = "anon_inode:dmabuf";
+  char link[sizeof kName + 1] = {};
+  const ssize_t n = readlink(path, link, sizeof link);
+  return n == static_cast<ssize_t>(sizeof kName - 1) && std::memcmp(link, kName, sizeof kName - 1) == 0;
+}
+
+}  // namespace
+
+Result<FdKind> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept {
+  if (m.fd < 0) return fail(Errc::invalid_argument, "the fd is negative");
+  struct stat st {};  // what the fd is; a regular file's size is read only after its seals
   if (fstat(m.fd, &st) != 0) return fail(Errc::invalid_argument, "the fd is not open", errno);
   std::uint64_t size = 0;  // 64-bit, so a 32-bit size_t cannot wrap the check below
+  FdKind kind = FdKind::sealed_file;
   if (m.type == HandleType::memfd) {
     if (!S_ISREG(st.st_mode)) return fail(Errc::invalid_argument, "a memfd handle's fd is not a regular file");
-    size = static_cast<std::uint64_t>(st.st_size);
-    if (require_sealed && !fd_sealed(m.fd))
-      return fail(Errc::invalid_argument, "the memfd is not sealed against shrinking and growing");
+    EDGEMEM_TRY_ASSIGN(size, sealed_size(m.fd, require_sealed,
+                                         "the memfd is not sealed against shrinking (F_SEAL_SHRINK): a peer could "
+                                         "truncate it under the mapping"));
   } else if (m.type == HandleType::dma_buf) {
-    if (S_ISDIR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode))
-      return fail(Errc::invalid_argument, "a dma-buf handle's fd is not a dma-buf");
-    if (S_ISREG(st.st_mode)) {  // (a regular file passed as a dma-buf: its size, its file offset untouched)
-      size = static_cast<std::uint64_t>(st.st_size);
-    } else {
-      const off_t end = lseek(m.fd, 0, SEEK_END);  // a dma-buf's size; it has no file offset to disturb
+    if (is_dma_buf(m.fd)) {
+      const off_t end = lseek(m.fd, 0, SEEK_END);  // its size, fixed by its exporter; no file offset to disturb
       if (end < 0) return fail(Errc::invalid_argument, "a dma-buf handle's fd has no size (lseek)", errno);
       size = static_cast<std::uint64_t>(end);
+      kind = FdKind::dma_buf;
+    } else if (S_ISREG(st.st_mode)) {  // a stand-in (a test's memfd): only if it cannot shrink
+      EDGEMEM_TRY_ASSIGN(size, sealed_size(m.fd, require_sealed,
+                                           "a regular file given as a dma-buf must be a memfd sealed against "
+                                           "shrinking (F_SEAL_SHRINK): it is no dma-buf and a peer could "
+                                           "truncate it under the mapping"));
+    } else {
+      return fail(Errc::invalid_argument, "a dma-buf handle's fd is not a dma-buf (nor a sealed memfd)");
     }
   } else {
     // An opaque fd's size is known only to its driver.
-    return {};
+    return FdKind::opaque;
   }
   if (m.offset > size || m.bytes > size - m.offset)
     return fail(Errc::out_of_range, "offset + bytes is past the end of the fd's memory");
-  return {};
+  return kind;
 }
 
 Result<int> dup_fd(int fd) noexcept {
@@ -153,9 +220,12 @@ void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept 
 #else  // no POSIX file descriptors: every fd-based import and export is unsupported
 
 void close_fd(int) noexcept {}
-std::uint64_t fd_identity(int) noexcept { return 0; }
+std::uint64_t random_identity() noexcept {
+  static std::atomic<std::uint64_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 bool fd_sealed(int) noexcept { return false; }
-Result<void> check_fd_memory(const ExternalMemory&, bool) noexcept {
+Result<FdKind> check_fd_memory(const ExternalMemory&, bool) noexcept {
   return fail(Errc::unsupported, "no file descriptors on this system");
 }
 Result<int> dup_fd(int) noexcept { return fail(Errc::unsupported, "no file descriptors on this system"); }

@@ -21,13 +21,23 @@ struct FdRecord : ExternalRef {
   std::size_t map_bytes = 0;  // its length
 };
 
-/// Checks `m` against its fd: open, of the right kind, `offset + bytes` within its size (fstat for
-/// a memfd, lseek for a dma-buf), sealed when `require_sealed`. Errc: invalid_argument, out_of_range.
-Result<void> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
+/// What check_fd_memory found behind an fd.
+enum class FdKind : std::uint8_t {
+  opaque,       ///< an opaque fd: only its driver knows it (not checked here)
+  dma_buf,      ///< a real dma-buf (the kernel's dma-buf filesystem): fixed size, DMA_BUF_IOCTL_SYNC applies
+  sealed_file,  ///< a regular file (a memfd) sealed against shrinking: mapped, never a dma-buf
+};
 
-/// The file behind `fd` as one number (its device and inode), the same in every process that holds it;
-/// 0 when fstat fails.
-std::uint64_t fd_identity(int fd) noexcept;
+/// Checks `m` against its fd: open, of the right kind, `offset + bytes` within its size (fstat for
+/// a memfd, lseek for a dma-buf). A memfd, or a regular file given as a dma-buf, must carry
+/// F_SEAL_SHRINK (and F_SEAL_GROW when `require_sealed`), read before its size, so the checked bytes
+/// stay for as long as the fd lives; a dma-buf must be a real one (DMA_BUF_MAGIC). Returns what the fd
+/// is. Errc: invalid_argument (closed, wrong kind, not sealed), out_of_range (past the end).
+Result<FdKind> check_fd_memory(const ExternalMemory& m, bool require_sealed) noexcept;
+
+/// A random 64-bit number, never 0 (getrandom; a clock, address and counter mix where it fails): the
+/// identity of exportable memory and so of a pool over it (ExternalRef::identity).
+std::uint64_t random_identity() noexcept;
 
 /// True when `fd` carries every seal of kRequiredSeals.
 bool fd_sealed(int fd) noexcept;

@@ -16,7 +16,7 @@ Result<ImportedPool> ImportedPool::attach(const Context& ctx, IpcHandle&& handle
     return fail(Errc::misaligned, "the pool's blocks miss this device's base alignment");
   EDGEMEM_TRY_ASSIGN(Buffer memory, Buffer::import(ctx, std::move(used)));
   ImportedPool pool;
-  pool.identity_ = detail::node_of(memory)->root->external->identity;
+  pool.identity_ = desc.pool_id;  // the exporting pool's own number (adopt refused 0), not the file's
   pool.memory_ = std::move(memory);
   pool.block_bytes_ = static_cast<std::size_t>(desc.block_bytes);
   pool.count_ = desc.block_count;

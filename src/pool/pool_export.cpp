@@ -30,6 +30,7 @@ Result<IpcHandle> export_pool(const Buffer& block, std::size_t block_bytes, std:
   desc.bytes = block_bytes * count;
   desc.block_bytes = block_bytes;
   desc.block_count = static_cast<std::uint32_t>(count);
+  desc.pool_id = rec->identity;
   desc.has_uuid = cn->info.has_uuid ? 1 : 0;
   std::memcpy(desc.uuid, cn->info.uuid, sizeof desc.uuid);
   EDGEMEM_TRY_ASSIGN(const int fd, dup_fd(rec->fd));

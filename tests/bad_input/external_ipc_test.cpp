@@ -45,7 +45,7 @@ bool send_raw(int socket, const void* data, std::size_t bytes, int fd) {
 BAD_INPUT("Buffer::import(IpcHandle): an empty handle") {
   ExtScene e;
   e.expect(Errc::released, [&] { return Buffer::import(e.f.ctx, IpcHandle{}); });
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
   IpcHandle moved = std::move(h);
   e.expect(Errc::released, [&] { return Buffer::import(e.f.ctx, std::move(h)); });  // moved-from
   const int fd = moved.release_fd();
@@ -55,7 +55,7 @@ BAD_INPUT("Buffer::import(IpcHandle): an empty handle") {
 
 BAD_INPUT("Buffer::import(IpcHandle): a handle used twice") {
   ExtScene e;
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
   auto first = Buffer::import(e.f.ctx, std::move(h));
   REQUIRE_OK(first);
   e.s.watch(*first);
@@ -65,7 +65,7 @@ BAD_INPUT("Buffer::import(IpcHandle): a handle used twice") {
 
 BAD_INPUT("Buffer::import(IpcHandle): released context (the handle is consumed)") {
   ExtScene e;
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
   e.expect(Errc::released, [&] { return Buffer::import(Context{}, std::move(h)); }, -1);
   CHECK_FALSE(h.valid());
 }
@@ -76,7 +76,7 @@ BAD_INPUT("Buffer::import(IpcHandle): another device's uuid") {
   other.has_uuid = 1;
   other.uuid[0] ^= 0xff;
   other.uuid[15] ^= 0x01;
-  IpcHandle h = e.handle_of(e.page, true, other);
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, other);
   if (!e.f.ctx.info().has_uuid) {  // nothing to compare with: the import goes ahead
     MESSAGE("the device has no uuid: a handle's uuid is not checked");
     auto b = Buffer::import(e.f.ctx, std::move(h));
@@ -88,10 +88,10 @@ BAD_INPUT("Buffer::import(IpcHandle): another device's uuid") {
 
 BAD_INPUT("Buffer::import(IpcHandle): an unsealed memfd in the handle") {
   ExtScene e;
-  IpcHandle h = e.handle_of(e.page, false, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::none, e.descriptor(0, e.page));
   e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, std::move(h)); }, -1);
   // Sealed against growing only: still resizable by a peer.
-  const int fd = emt::make_memfd(e.page, false);
+  const int fd = emt::make_memfd(e.page, emt::Seals::none);
   REQUIRE(fcntl(fd, F_ADD_SEALS, F_SEAL_GROW) == 0);
   auto half = IpcHandle::adopt(fd, e.descriptor(0, e.page));
   REQUIRE_OK(half);
@@ -118,21 +118,21 @@ BAD_INPUT("Buffer::import(IpcHandle): offset + bytes past the memfd") {
   ExtScene e;
   for (const auto& ob : {std::pair<std::size_t, std::size_t>{e.page, e.page}, {0, 2 * e.page}, {e.page - 1, 2},
                          {SIZE_MAX - e.page, e.page}}) {
-    IpcHandle h = e.handle_of(e.page, true, e.descriptor(ob.first, ob.second));
+    IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(ob.first, ob.second));
     e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, std::move(h)); }, -1);
   }
 }
 
 BAD_INPUT("Buffer::import(IpcHandle): more bytes than the device's max allocation") {
   ExtScene e;
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.f.ctx.info().max_alloc_bytes + 1));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.f.ctx.info().max_alloc_bytes + 1));
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, std::move(h)); }, -1);
 }
 
 BAD_INPUT("Buffer::import(IpcHandle): bad flags") {
   ExtScene e;
   for (const MemFlags bad : {MemFlags::read_only | MemFlags::write_only, static_cast<MemFlags>(1u << 6)}) {
-    IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+    IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
     e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, std::move(h), bad); }, -1);
   }
 }
@@ -145,7 +145,7 @@ BAD_INPUT("Buffer::import(IpcHandle): an offset that misses the alignment rule")
     return;
   }
   // A handle has no allow_copy: misaligned memory is refused.
-  IpcHandle h = e.handle_of(2 * e.page, true, e.descriptor(align / 2, e.page));
+  IpcHandle h = e.handle_of(2 * e.page, emt::Seals::fixed, e.descriptor(align / 2, e.page));
   e.expect(Errc::misaligned, [&] { return Buffer::import(e.f.ctx, std::move(h)); }, -1);
 }
 
@@ -162,32 +162,45 @@ BAD_INPUT("IpcHandle::adopt: a descriptor of another magic (the fd is closed)") 
   for (const std::uint32_t magic : {IpcDescriptor::kMagic ^ 1u, 0u, 0x4544444du}) {
     IpcDescriptor d = e.descriptor(0, e.page);
     d.magic = magic;
-    e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(e.page, true), d); });
+    e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(e.page, emt::Seals::fixed), d); });
   }
 }
 
 BAD_INPUT("IpcHandle::adopt: a descriptor of another version (the fd is closed)") {
   ExtScene e;
-  for (const std::uint16_t version : {0, 2, 0xffff}) {
+  for (const int version : {0, IpcDescriptor::kVersion - 1, IpcDescriptor::kVersion + 1, 0xffff}) {
     IpcDescriptor d = e.descriptor(0, e.page);
-    d.version = version;
-    e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(e.page, true), d); });
+    d.version = static_cast<std::uint16_t>(version);
+    e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(e.page, emt::Seals::fixed), d); });
   }
+}
+
+BAD_INPUT("IpcHandle::adopt: a pool descriptor without an identity (pool_id 0; the fd is closed)") {
+  ExtScene e;
+  IpcDescriptor d = e.descriptor(0, 4 * e.page);
+  d.kind = ExportKind::pool;
+  d.block_count = 4;
+  d.block_bytes = e.page;
+  d.pool_id = 0;
+  e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(4 * e.page, emt::Seals::fixed), d); });
+  d.pool_id = 29;  // the same descriptor with an identity is taken
+  auto h = IpcHandle::adopt(emt::make_memfd(4 * e.page, emt::Seals::fixed), d);
+  CHECK_OK(h);
 }
 
 BAD_INPUT("IpcHandle::adopt: zero bytes (the fd is closed)") {
   ExtScene e;
-  e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(e.page, true), e.descriptor(0, 0)); });
+  e.expect(Errc::invalid_argument, [&] { return IpcHandle::adopt(emt::make_memfd(e.page, emt::Seals::fixed), e.descriptor(0, 0)); });
   e.expect(Errc::invalid_argument,
-           [&] { return IpcHandle::adopt(emt::make_memfd(e.page, true), e.descriptor(e.page, 0)); });
+           [&] { return IpcHandle::adopt(emt::make_memfd(e.page, emt::Seals::fixed), e.descriptor(e.page, 0)); });
 }
 
 BAD_INPUT("IpcHandle::adopt: offset + bytes overflowing (the fd is closed)") {
   ExtScene e;
   e.expect(Errc::invalid_argument,
-           [&] { return IpcHandle::adopt(emt::make_memfd(e.page, true), e.descriptor(SIZE_MAX, 2)); });
+           [&] { return IpcHandle::adopt(emt::make_memfd(e.page, emt::Seals::fixed), e.descriptor(SIZE_MAX, 2)); });
   e.expect(Errc::invalid_argument,
-           [&] { return IpcHandle::adopt(emt::make_memfd(e.page, true), e.descriptor(2, SIZE_MAX)); });
+           [&] { return IpcHandle::adopt(emt::make_memfd(e.page, emt::Seals::fixed), e.descriptor(2, SIZE_MAX)); });
 }
 
 // ---- IpcHandle::send -------------------------------------------------------------------------------
@@ -196,14 +209,14 @@ BAD_INPUT("IpcHandle::send: an empty handle") {
   ExtScene e;
   const auto sv = e.socket_pair();
   e.expect(Errc::released, [&] { return IpcHandle{}.send(sv.first); });
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
   IpcHandle moved = std::move(h);
   e.expect(Errc::released, [&] { return h.send(sv.first); });
 }
 
 BAD_INPUT("IpcHandle::send: not a socket (pipe, memfd, closed fd, -1)") {
   ExtScene e;
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
   const auto p = e.pipe_pair();
   for (const int fd : {p.second, p.first, e.memfd, ExtScene::closed_fd(), -1}) {
     e.expect(Errc::invalid_argument, [&] { return h.send(fd); });
@@ -213,7 +226,7 @@ BAD_INPUT("IpcHandle::send: not a socket (pipe, memfd, closed fd, -1)") {
 
 BAD_INPUT("IpcHandle::send: the peer closed the connection") {
   ExtScene e;
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
   int sv[2];
   REQUIRE(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) == 0);
   close(sv[1]);

@@ -21,7 +21,8 @@ namespace emt::bad::ext {
 
 using namespace edgemem;
 
-/// A fixture, its scene, and a recorded memfd import (4 pages of random bytes, unsealed).
+/// A fixture, its scene, and a recorded memfd import (4 pages of random bytes, sealed against
+/// shrinking only, so it imports but is not re-exportable).
 struct ExtScene {
   emt::Fixture f;
   Scene s{f};
@@ -32,7 +33,7 @@ struct ExtScene {
 
   ExtScene() {
     s.make(64);
-    memfd = emt::make_memfd(4 * page, false);
+    memfd = emt::make_memfd(4 * page, emt::Seals::shrink);
     CHECK(memfd >= 0);
     const emt::Bytes bytes = emt::random_bytes(4 * page);
     CHECK(pwrite(memfd, bytes.data(), bytes.size(), 0) == static_cast<ssize_t>(bytes.size()));
@@ -78,8 +79,8 @@ struct ExtScene {
     if (fd >= 0) owned.push_back(fd);
     return fd;
   }
-  /// A new memfd of `bytes` bytes (sealed or not), owned by the case.
-  int memfd_of(std::size_t bytes, bool sealed) { return own(emt::make_memfd(bytes, sealed)); }
+  /// A new memfd of `bytes` bytes carrying `seals`, owned by the case.
+  int memfd_of(std::size_t bytes, emt::Seals seals) { return own(emt::make_memfd(bytes, seals)); }
   /// A connected UNIX stream socket pair, owned by the case.
   std::pair<int, int> socket_pair() {
     int sv[2] = {-1, -1};
@@ -94,7 +95,7 @@ struct ExtScene {
   }
   /// An fd number that is not open (a memfd, closed).
   static int closed_fd() {
-    const int fd = emt::make_memfd(64, false);
+    const int fd = emt::make_memfd(64, emt::Seals::none);
     close(fd);
     return fd;
   }
@@ -107,9 +108,9 @@ struct ExtScene {
     std::memcpy(d.uuid, f.ctx.info().uuid, sizeof d.uuid);
     return d;
   }
-  /// A handle over a new memfd of `fd_bytes` bytes (sealed or not) described by `d` (the handle owns it).
-  IpcHandle handle_of(std::size_t fd_bytes, bool sealed, const IpcDescriptor& d) {
-    auto h = IpcHandle::adopt(emt::make_memfd(fd_bytes, sealed), d);
+  /// A handle over a new memfd of `fd_bytes` bytes carrying `seals`, described by `d` (the handle owns it).
+  IpcHandle handle_of(std::size_t fd_bytes, emt::Seals seals, const IpcDescriptor& d) {
+    auto h = IpcHandle::adopt(emt::make_memfd(fd_bytes, seals), d);
     CHECK_MESSAGE(static_cast<bool>(h), "IpcHandle::adopt -> " << emt::describe(h));
     return h ? std::move(*h) : IpcHandle{};
   }

@@ -90,18 +90,18 @@ BAD_INPUT("Buffer::import: a character device (/dev/null) as a memfd or a dma-bu
 
 BAD_INPUT("Buffer::import: memfd offset + bytes past the fd's size (fstat)") {
   ExtScene e;
-  const int fd = e.memfd_of(2 * e.page, false);
+  const int fd = e.memfd_of(2 * e.page, emt::Seals::shrink);
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(fd, 0, 2 * e.page + 1)); });
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(fd, e.page, e.page + 1)); });
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(fd, 2 * e.page, 1)); });
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(fd, 3 * e.page, 64)); });
-  const int empty = e.memfd_of(0, false);  // a memfd never sized
+  const int empty = e.memfd_of(0, emt::Seals::shrink);  // a memfd never sized
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(empty, 0, 1)); });
 }
 
-BAD_INPUT("Buffer::import: dma-buf offset + bytes past the fd's size (lseek)") {
+BAD_INPUT("Buffer::import: dma-buf offset + bytes past the fd's size (a sealed memfd standing in)") {
   ExtScene e;
-  const int fd = e.memfd_of(2 * e.page, false);
+  const int fd = e.memfd_of(2 * e.page, emt::Seals::shrink);
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::dma_buf(fd, 0, 2 * e.page + 1)); });
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::dma_buf(fd, e.page, 2 * e.page)); });
   e.expect(Errc::out_of_range, [&] { return Buffer::import(e.f.ctx, ExternalMemory::dma_buf(fd, 4 * e.page, 64)); });
@@ -174,7 +174,7 @@ BAD_INPUT("Buffer::import: unsealed memfd with require_sealed (no seal, grow onl
   must.require_sealed = true;
   e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(e.memfd, 0, e.page), must); });
   for (const int seal : {F_SEAL_GROW, F_SEAL_SHRINK}) {
-    const int fd = e.memfd_of(e.page, false);
+    const int fd = e.memfd_of(e.page, emt::Seals::none);
     REQUIRE(fcntl(fd, F_ADD_SEALS, seal) == 0);
     e.expect(Errc::invalid_argument, [&] { return Buffer::import(e.f.ctx, ExternalMemory::memfd(fd, 0, e.page), must); });
   }
@@ -273,7 +273,7 @@ BAD_INPUT("Buffer::create_exportable: a device without unified memory") {
 BAD_INPUT("Buffer::export_handle: released buffer") {
   ExtScene e;
   e.expect(Errc::released, [&] { return Buffer{}.export_handle(); });
-  auto b = Buffer::import(e.f.ctx, ExternalMemory::memfd(e.memfd_of(e.page, true), 0, e.page));
+  auto b = Buffer::import(e.f.ctx, ExternalMemory::memfd(e.memfd_of(e.page, emt::Seals::fixed), 0, e.page));
   REQUIRE_OK(b);
   Buffer moved = std::move(*b);
   e.expect(Errc::released, [&] { return b->export_handle(); });  // moved-from
@@ -317,7 +317,7 @@ BAD_INPUT("Buffer::export_handle: a host-pointer import, a copied import, a seal
     auto c = Buffer::import(e.f.ctx, ExternalMemory::host_pointer(static_cast<char*>(mem) + 1, 4096), copy);
     REQUIRE_OK(c);
     e.expect(Errc::unsupported, [&] { return c->export_handle(); });
-    const int sealed = e.memfd_of(e.page, true);
+    const int sealed = e.memfd_of(e.page, emt::Seals::fixed);
     auto d = Buffer::import(e.f.ctx, ExternalMemory::dma_buf(sealed, 0, e.page));
     REQUIRE_OK(d);
     if (d->import_path() == ImportPath::mmap_host_ptr)  // a driver's own import path is no memfd either

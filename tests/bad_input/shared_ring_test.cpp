@@ -114,7 +114,7 @@ BAD_INPUT("SharedFrameRing::create: a device without unified memory") {
 BAD_INPUT("SharedFrameRing::attach: an empty or already used handle") {
   ExtScene e;
   e.expect(Errc::released, [&] { return SharedFrameRing::attach(e.f.ctx, IpcHandle{}); });
-  IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, e.page));
+  IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, e.page));
   IpcHandle moved = std::move(h);
   e.expect(Errc::released, [&] { return SharedFrameRing::attach(e.f.ctx, std::move(h)); });
   e.expect(Errc::invalid_argument, [&] { return SharedFrameRing::attach(e.f.ctx, std::move(moved)); }, -1);
@@ -123,9 +123,9 @@ BAD_INPUT("SharedFrameRing::attach: an empty or already used handle") {
 
 BAD_INPUT("SharedFrameRing::attach: memory that holds no ring (zeros, random bytes)") {
   ExtScene e;
-  IpcHandle zeros = e.handle_of(4 * e.page, true, e.descriptor(0, 4 * e.page));
+  IpcHandle zeros = e.handle_of(4 * e.page, emt::Seals::fixed, e.descriptor(0, 4 * e.page));
   e.expect(Errc::invalid_argument, [&] { return SharedFrameRing::attach(e.f.ctx, std::move(zeros)); }, -1);
-  const int fd = emt::make_memfd(4 * e.page, true);
+  const int fd = emt::make_memfd(4 * e.page, emt::Seals::fixed);
   const emt::Bytes junk = emt::random_bytes(4 * e.page);
   REQUIRE(pwrite(fd, junk.data(), junk.size(), 0) == static_cast<ssize_t>(junk.size()));
   auto random = IpcHandle::adopt(fd, e.descriptor(0, 4 * e.page));
@@ -136,7 +136,7 @@ BAD_INPUT("SharedFrameRing::attach: memory that holds no ring (zeros, random byt
 BAD_INPUT("SharedFrameRing::attach: memory too small for a ring's control block") {
   ExtScene e;
   for (const std::size_t n : {std::size_t{1}, std::size_t{16}}) {
-    IpcHandle h = e.handle_of(e.page, true, e.descriptor(0, n));
+    IpcHandle h = e.handle_of(e.page, emt::Seals::fixed, e.descriptor(0, n));
     e.expect(Errc::invalid_argument, [&] { return SharedFrameRing::attach(e.f.ctx, std::move(h)); }, -1);
   }
 }

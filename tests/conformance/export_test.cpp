@@ -112,8 +112,8 @@ TEST_CASE("export: a handle is used once; what is not exportable says so") {
     CHECK_ERRC(Buffer::create_exportable(f.ctx, 64, MemFlags::read_only | MemFlags::write_only),
                Errc::invalid_argument);
     CHECK_ERRC(Buffer::create_exportable(Context{}, 64), Errc::released);
-    // An unsealed memfd import is not re-exported (a peer could resize it under the importer).
-    const int unsealed = emt::make_memfd(4096, false);
+    // A memfd import that may still grow is not re-exported (its size is not final for the importer).
+    const int unsealed = emt::make_memfd(4096, emt::Seals::shrink);
     auto u = Buffer::import(f.ctx, ExternalMemory::memfd(unsealed, 0, 4096));
     close(unsealed);
     REQUIRE_OK(u);
@@ -129,12 +129,12 @@ TEST_CASE("export: bad handles get their Errc and close their fd") {
   CHECK_ERRC(IpcHandle::adopt(-1, descriptor_for(f.ctx, 0, page)), Errc::invalid_argument);
   IpcDescriptor bad_magic = descriptor_for(f.ctx, 0, page);
   bad_magic.magic ^= 1;
-  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, true), bad_magic), Errc::invalid_argument);
+  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, emt::Seals::fixed), bad_magic), Errc::invalid_argument);
   IpcDescriptor bad_version = descriptor_for(f.ctx, 0, page);
   bad_version.version = 99;
-  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, true), bad_version), Errc::invalid_argument);
-  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, true), descriptor_for(f.ctx, 0, 0)), Errc::invalid_argument);
-  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, true), descriptor_for(f.ctx, SIZE_MAX, 2)),
+  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, emt::Seals::fixed), bad_version), Errc::invalid_argument);
+  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, emt::Seals::fixed), descriptor_for(f.ctx, 0, 0)), Errc::invalid_argument);
+  CHECK_ERRC(IpcHandle::adopt(emt::make_memfd(page, emt::Seals::fixed), descriptor_for(f.ctx, SIZE_MAX, 2)),
              Errc::invalid_argument);
   CHECK(emt::open_fds() == fds);
   auto import_of = [&](int fd, const IpcDescriptor& d) -> Result<Buffer> {
@@ -146,10 +146,10 @@ TEST_CASE("export: bad handles get their Errc and close their fd") {
   other_device.has_uuid = 1;
   other_device.uuid[0] ^= 0xff;
   if (f.ctx.info().has_uuid)
-    CHECK_ERRC(import_of(emt::make_memfd(page, true), other_device), Errc::invalid_argument);
-  CHECK_ERRC(import_of(emt::make_memfd(page, false), descriptor_for(f.ctx, 0, page)), Errc::invalid_argument);
-  CHECK_ERRC(import_of(emt::make_memfd(page, true), descriptor_for(f.ctx, page, page)), Errc::out_of_range);
-  CHECK_ERRC(import_of(emt::make_memfd(page, true), descriptor_for(f.ctx, 0, 2 * page)), Errc::out_of_range);
+    CHECK_ERRC(import_of(emt::make_memfd(page, emt::Seals::fixed), other_device), Errc::invalid_argument);
+  CHECK_ERRC(import_of(emt::make_memfd(page, emt::Seals::none), descriptor_for(f.ctx, 0, page)), Errc::invalid_argument);
+  CHECK_ERRC(import_of(emt::make_memfd(page, emt::Seals::fixed), descriptor_for(f.ctx, page, page)), Errc::out_of_range);
+  CHECK_ERRC(import_of(emt::make_memfd(page, emt::Seals::fixed), descriptor_for(f.ctx, 0, 2 * page)), Errc::out_of_range);
   int p[2];
   REQUIRE(pipe(p) == 0);
   CHECK_ERRC(import_of(p[0], descriptor_for(f.ctx, 0, page)), Errc::invalid_argument);  // closes p[0]

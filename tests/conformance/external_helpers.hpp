@@ -17,12 +17,19 @@
 
 namespace emt {
 
-/// A memfd of `bytes` bytes, sealed against shrinking and growing when `sealed`; -1 on failure.
-inline int make_memfd(std::size_t bytes, bool sealed) {
+/// The seals a test memfd carries (more can be added: it is made with MFD_ALLOW_SEALING).
+enum class Seals {
+  none,    ///< no seal: anyone holding it may shrink it
+  shrink,  ///< F_SEAL_SHRINK: importable, but it may still grow (so not re-exportable)
+  fixed,   ///< F_SEAL_SHRINK | F_SEAL_GROW: its size is final (exportable, an IPC handle's memfd)
+};
+
+/// A memfd of `bytes` bytes carrying `seals`; -1 on failure.
+inline int make_memfd(std::size_t bytes, Seals seals) {
   const int fd = memfd_create("emt", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return -1;
-  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0 ||
-      (sealed && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)) {
+  const int add = seals == Seals::fixed ? F_SEAL_SHRINK | F_SEAL_GROW : seals == Seals::shrink ? F_SEAL_SHRINK : 0;
+  if (ftruncate(fd, static_cast<off_t>(bytes)) != 0 || (add != 0 && fcntl(fd, F_ADD_SEALS, add) != 0)) {
     close(fd);
     return -1;
   }
@@ -53,7 +60,7 @@ inline int make_udmabuf(std::size_t bytes, int& memfd, std::string& why) {
     why = "no /dev/udmabuf on this machine (modprobe udmabuf); no dma-buf to test with";
     return -1;
   }
-  memfd = make_memfd(bytes, true);
+  memfd = make_memfd(bytes, Seals::shrink);  // udmabuf needs F_SEAL_SHRINK
   udmabuf_create create{};
   create.memfd = static_cast<__u32>(memfd);
   create.flags = UDMABUF_FLAGS_CLOEXEC;

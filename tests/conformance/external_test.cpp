@@ -45,7 +45,7 @@ bool sync_from_host(Queue& q, Buffer& buf, std::size_t offset, std::size_t bytes
 TEST_CASE("external: a memfd import is the same memory both ways") {
   emt::Fixture f;
   const std::size_t n = std::size_t{1} << 20;
-  const int fd = emt::make_memfd(n, false);
+  const int fd = emt::make_memfd(n, emt::Seals::shrink);
   REQUIRE(fd >= 0);
   const emt::Bytes first = emt::random_bytes(n);
   REQUIRE(fd_write(fd, 0, first));
@@ -79,7 +79,7 @@ TEST_CASE("external: an import at an offset, its views, and the caller's fd clos
   emt::Fixture f;
   const std::size_t page = emt::page_size();
   const int fds = emt::open_fds();
-  const int fd = emt::make_memfd(4 * page, false);
+  const int fd = emt::make_memfd(4 * page, emt::Seals::shrink);
   REQUIRE(fd >= 0);
   const emt::Bytes all = emt::random_bytes(4 * page);
   REQUIRE(fd_write(fd, 0, all));
@@ -107,7 +107,7 @@ TEST_CASE("external: memory that misses the alignment rule is refused, or copied
   const std::size_t page = emt::page_size();
   if (f.align() < 2 || f.align() > page) return;  // every offset is aligned on such a device
   const std::size_t off = f.align() / 2;
-  const int fd = emt::make_memfd(2 * page, false);
+  const int fd = emt::make_memfd(2 * page, emt::Seals::shrink);
   REQUIRE(fd >= 0);
   const emt::Bytes all = emt::random_bytes(2 * page);
   REQUIRE(fd_write(fd, 0, all));
@@ -156,7 +156,7 @@ TEST_CASE("external: a host pointer is used zero-copy") {
 TEST_CASE("external: a memfd given as a dma-buf takes the mmap path; an opaque fd needs the driver") {
   emt::Fixture f;
   const std::size_t page = emt::page_size();
-  const int fd = emt::make_memfd(2 * page, false);
+  const int fd = emt::make_memfd(2 * page, emt::Seals::shrink);
   REQUIRE(fd >= 0);
   const emt::Bytes all = emt::random_bytes(2 * page);
   REQUIRE(fd_write(fd, 0, all));
@@ -208,13 +208,13 @@ TEST_CASE("external: a real dma-buf (udmabuf) imports zero-copy with bracketed h
 TEST_CASE("external: bad imports get their Errc and leave no fd, mapping or object behind") {
   emt::Fixture f;
   const std::size_t page = emt::page_size();
-  const int fd = emt::make_memfd(2 * page, false);
-  const int sealed = emt::make_memfd(2 * page, true);
+  const int fd = emt::make_memfd(2 * page, emt::Seals::shrink);
+  const int sealed = emt::make_memfd(2 * page, emt::Seals::fixed);
   int pipe_fds[2] = {-1, -1};
   REQUIRE(fd >= 0);
   REQUIRE(sealed >= 0);
   REQUIRE(pipe(pipe_fds) == 0);
-  const int closed = emt::make_memfd(page, false);
+  const int closed = emt::make_memfd(page, emt::Seals::shrink);
   close(closed);
   const int fds = emt::open_fds();
   CHECK_ERRC(Buffer::import(f.ctx, ExternalMemory::memfd(-1, 0, page)), Errc::invalid_argument);
@@ -255,7 +255,7 @@ TEST_CASE("external: two queues on an imported frame: the reader waits for the o
   auto q2 = Queue::create(f.ctx);
   REQUIRE_OK(q2);
   const std::size_t n = emt::test_frame_bytes(16);
-  const int fd = emt::make_memfd(n, false);
+  const int fd = emt::make_memfd(n, emt::Seals::shrink);
   REQUIRE(fd >= 0);
   auto b = Buffer::import(f.ctx, ExternalMemory::memfd(fd, 0, n));
   close(fd);
@@ -286,7 +286,7 @@ TEST_CASE("external: dropping an import while an async write into it is queued w
   auto q2 = Queue::create(f.ctx);
   REQUIRE_OK(q2);
   const std::size_t n = emt::test_frame_bytes(16);
-  const int fd = emt::make_memfd(n, false);
+  const int fd = emt::make_memfd(n, emt::Seals::shrink);
   REQUIRE(fd >= 0);
   const emt::Bytes frame = emt::random_bytes(n);
   Result<Event> written = fail(Errc::released, "not yet");

@@ -18,7 +18,7 @@ struct Imports {
   std::vector<Buffer> buffers;
   Imports(const Context& ctx, std::size_t n, std::size_t bytes) {
     for (std::size_t i = 0; i < n; ++i) {
-      fds.push_back(emt::make_memfd(bytes, false));
+      fds.push_back(emt::make_memfd(bytes, emt::Seals::shrink));
       auto b = Buffer::import(ctx, ExternalMemory::memfd(fds.back(), 0, bytes));
       CHECK_MESSAGE(static_cast<bool>(b), "import -> " << emt::describe(b));
       buffers.push_back(b ? std::move(*b) : Buffer{});
@@ -233,7 +233,7 @@ TEST_CASE("external: a planar NV12 frame made directly over an imported memfd") 
   auto layout = PlanarLayout::make(f.ctx, PlanarFormat::nv12, 640, 480);
   REQUIRE_OK(layout);
   const std::size_t bytes = (layout->bytes + emt::page_size() - 1) / emt::page_size() * emt::page_size();
-  const int fd = emt::make_memfd(bytes, false);
+  const int fd = emt::make_memfd(bytes, emt::Seals::shrink);
   const emt::Bytes content = emt::random_bytes(layout->bytes);
   REQUIRE(pwrite(fd, content.data(), content.size(), 0) == static_cast<ssize_t>(content.size()));
   auto imported = Buffer::import(f.ctx, ExternalMemory::dma_buf(fd, 0, layout->bytes));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
