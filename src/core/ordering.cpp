@@ -46,7 +46,13 @@ void widen(PendingCommand& into, const PendingCommand& from) noexcept {
 void make_room(PendingTable& t, QueueNode* q) noexcept {
   for (std::size_t i = t.count; i-- > 0;) {
     auto done = Backend::event_complete(t.entries[i].event);
-    if (!done || *done) erase(t, i);  // a failed command has ended too
+    if (!done) {
+      // The query failed, not necessarily the command: the host waits for it (a failed command has
+      // ended too), so the entry never goes while its command may still run; the failure is counted.
+      report_dropped(q->ctx, done.error());
+      (void)Backend::event_wait(t.entries[i].event);
+    }
+    if (!done || *done) erase(t, i);
   }
   if (t.count < max_pending_per_root) return;
   for (std::size_t i = 0; i < t.count; ++i) {
