@@ -75,16 +75,18 @@ Error socket_error(int socket, const char* what) noexcept {
   return Error{Errc::backend_failure, err, what};
 }
 
-/// One message of a handle: the descriptor's bytes and room for one fd. Not movable (msg points at it).
+/// One message of a handle: the descriptor's bytes and room for `fds` fds (1 to send; 2 to receive, so
+/// a second fd is seen and refused even where MSG_CTRUNC is not reported, as under qemu-user). Not
+/// movable (msg points at it).
 struct Message {
   iovec iov;
   msghdr msg{};
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-  explicit Message(IpcDescriptor* desc) noexcept : iov{desc, sizeof *desc} {
+  alignas(cmsghdr) char control[CMSG_SPACE(2 * sizeof(int))] = {};
+  Message(IpcDescriptor* desc, std::size_t fds) noexcept : iov{desc, sizeof *desc} {
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control;
-    msg.msg_controllen = sizeof control;
+    msg.msg_controllen = CMSG_SPACE(fds * sizeof(int));
   }
   Message(const Message&) = delete;
   Message& operator=(const Message&) = delete;
@@ -95,7 +97,7 @@ struct Message {
 Result<void> IpcHandle::send(int socket) const noexcept {
   if (fd_ < 0) return fail(Errc::released, "the IPC handle is empty");
   IpcDescriptor desc = desc_;
-  Message m(&desc);
+  Message m(&desc, 1);
   cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
@@ -112,7 +114,7 @@ Result<void> IpcHandle::send(int socket) const noexcept {
 
 Result<IpcHandle> IpcHandle::receive(int socket) noexcept {
   IpcDescriptor desc;
-  Message m(&desc);
+  Message m(&desc, 2);
   msghdr& msg = m.msg;
   ssize_t got;
   do {
@@ -120,12 +122,14 @@ Result<IpcHandle> IpcHandle::receive(int socket) noexcept {
   } while (got < 0 && errno == EINTR);
   if (got < 0) return fail(socket_error(socket, "recvmsg failed"));
   int fd = -1;
+  std::size_t fds = 0;
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
     const std::size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
     for (std::size_t i = 0; i < n; ++i) {
       int received;
       std::memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      ++fds;
       if (fd < 0) fd = received;
       else detail::close_fd(received);  // a handle carries one fd
     }
@@ -134,10 +138,11 @@ Result<IpcHandle> IpcHandle::receive(int socket) noexcept {
   // all fit (the kernel closed those) is no handle, whatever its first bytes say: refused, with the
   // fds that did arrive closed. (A STREAM socket has no message boundaries: a longer "message" leaves
   // its tail in the stream, and the next receive refuses it as a descriptor of another magic.)
-  const bool truncated = (msg.msg_flags & MSG_TRUNC) != 0, fds_truncated = (msg.msg_flags & MSG_CTRUNC) != 0;
+  const bool truncated = (msg.msg_flags & MSG_TRUNC) != 0;
+  const bool fds_truncated = (msg.msg_flags & MSG_CTRUNC) != 0 || fds > 1;
   if (got == 0 && fd < 0 && !truncated && !fds_truncated) return fail(Errc::released, "the peer closed the connection");
   const char* bad = truncated                                      ? "the message is longer than an IPC handle (MSG_TRUNC)"
-                    : fds_truncated                                ? "the message carries more fds than an IPC handle (MSG_CTRUNC)"
+                    : fds_truncated                                ? "the message carries more fds than an IPC handle"
                     : static_cast<std::size_t>(got) != sizeof desc ? "the message is not an IPC handle (its size)"
                     : fd < 0                                       ? "the message carries no fd"
                                                                    : nullptr;
