@@ -148,7 +148,8 @@ TEST_CASE("hostile peer: a peer racing shrink and seal against our imports never
         continue;
       }
       const unsigned spin = rng() % 4000;
-      for (volatile unsigned i = 0; i < spin; i = i + 1) {
+      std::atomic<unsigned> spun{0};  // a random delay the compiler keeps
+      while (spun.fetch_add(1, std::memory_order_relaxed) < spin) {
       }
       attack(round_fd.load(), n, static_cast<Attack>(action.load()));
       seen = r;

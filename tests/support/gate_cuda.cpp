@@ -31,6 +31,7 @@ struct Entry {
   decltype(&::cuStreamWaitValue32) wait_value = nullptr;
   decltype(&::cuMemHostAlloc) host_alloc = nullptr;
   decltype(&::cuMemHostGetDevicePointer) device_pointer = nullptr;
+  decltype(&::cuCtxGetId) context_id = nullptr;
   bool ok = false;
 };
 
@@ -47,6 +48,7 @@ const Entry& driver() {
     d.wait_value = reinterpret_cast<decltype(d.wait_value)>(dlsym(lib, EMT_CUDA_STR_(cuStreamWaitValue32)));
     d.host_alloc = reinterpret_cast<decltype(d.host_alloc)>(dlsym(lib, EMT_CUDA_STR_(cuMemHostAlloc)));
     d.device_pointer = reinterpret_cast<decltype(d.device_pointer)>(dlsym(lib, EMT_CUDA_STR_(cuMemHostGetDevicePointer)));
+    d.context_id = reinterpret_cast<decltype(d.context_id)>(dlsym(lib, "cuCtxGetId"));
     d.ok = d.launch_host_func && d.push && d.pop && d.stream_create && d.stream_destroy;
     return d;
   }();
@@ -78,11 +80,15 @@ struct Gate::State {
 
 namespace {
 
-/// Flags of mapped pinned memory for gates, made once for the process and never freed (freeing pinned
-/// memory waits for the device, which may be held behind another gate); each gate takes the next one.
+/// Flags of mapped pinned memory for gates, made once per context and never freed by the gates (freeing
+/// pinned memory waits for the device, which may be held behind another gate); each gate takes the next
+/// one. The memory dies with its context: edgemem adopts the device's primary context, which is destroyed
+/// when the last Context goes and comes back with the same handle, so flags are keyed by the context's
+/// unique id (cuCtxGetId), not its handle; without cuCtxGetId every gate gets memory of its own.
 struct Flags {
   std::mutex m;
   CUcontext ctx = nullptr;
+  unsigned long long id = 0;
   std::uint32_t* host = nullptr;
   CUdeviceptr device = 0;
   std::size_t next = 0;
@@ -100,7 +106,9 @@ bool take_flag(CUcontext ctx, std::uint32_t*& host, CUdeviceptr& device) {
   Flags& f = flags();
   std::lock_guard<std::mutex> lock(f.m);
   if (!driver().wait_value || !driver().host_alloc || !driver().device_pointer) return false;
-  if (f.host == nullptr || f.ctx != ctx) {
+  unsigned long long id = 0;
+  const bool known = driver().context_id != nullptr && driver().context_id(ctx, &id) == CUDA_SUCCESS;
+  if (f.host == nullptr || f.ctx != ctx || f.id != id || !known) {
     void* p = nullptr;
     if (driver().host_alloc(&p, Flags::count * 4, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE) != CUDA_SUCCESS)
       return false;
@@ -109,6 +117,7 @@ bool take_flag(CUcontext ctx, std::uint32_t*& host, CUdeviceptr& device) {
     f.host = static_cast<std::uint32_t*>(p);
     f.device = d;
     f.ctx = ctx;
+    f.id = id;
     f.next = 0;
   }
   const std::size_t i = f.next++ % Flags::count;
