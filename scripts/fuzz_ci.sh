@@ -23,7 +23,8 @@ rm -rf "$BUILD"
 CXX=$CXX_FUZZ meson setup "$BUILD" -Dfuzz=enabled -Dwerror=true -Db_sanitize=address,undefined \
   -Db_lundef=false -Dexamples=disabled -Dbench=disabled >"$BUILD.configure.log" 2>&1 \
   || { cat "$BUILD.configure.log"; exit 1; }
-ninja -C "$BUILD" tests/fuzz/edgemem_fuzz tests/fuzz/edgemem_fuzz_replay >/dev/null
+ninja -C "$BUILD" tests/fuzz/edgemem_fuzz tests/fuzz/edgemem_fuzz_replay tests/fuzz/edgemem_fuzz_peer \
+  tests/fuzz/edgemem_fuzz_peer_replay >/dev/null
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/edgemem-fuzz.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -57,4 +58,26 @@ fi
 log "fuzz: replay the committed corpus and the run's inputs"
 "$BUILD/tests/fuzz/edgemem_fuzz_replay" tests/fuzz/corpus
 "$BUILD/tests/fuzz/edgemem_fuzz_replay" "$work/corpus"
+
+# The hostile-peer target (tests/fuzz/peer_driver.cpp): socket messages with fds, IPC descriptors and a
+# ring's control block written by a peer, against the host build (ASan + UBSan); fds counted per input.
+PEER_SECS=${FUZZ_PEER_SECONDS:-45}
+mkdir -p "$work/peer_corpus"
+cp tests/fuzz/peer_corpus/* "$work/peer_corpus/"
+log "fuzz: hostile peer, $PEER_SECS s from $(ls tests/fuzz/peer_corpus | wc -l) committed inputs"
+status=0
+"$BUILD/tests/fuzz/edgemem_fuzz_peer" -max_total_time="$PEER_SECS" -timeout=30 -print_final_stats=1 \
+  -artifact_prefix="$BUILD/fuzz-artifacts/peer-" "$work/peer_corpus" >"$work/peer.log" 2>&1 || status=$?
+runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/peer.log")
+rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/peer.log")
+cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$work/peer.log" | tail -1 || true)
+echo "executions: ${runs:-?}; executions per second: ${rate:-?}; corpus -> $(ls "$work/peer_corpus" | wc -l); ${cov:-}"
+if [ "$status" -ne 0 ]; then
+  log "fuzz: hostile peer FINDING (exit status $status)"
+  grep -n -A60 -E 'edgemem_fuzz_peer:|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error' "$work/peer.log" | head -100
+  ls -l "$BUILD/fuzz-artifacts/" || true
+  exit 1
+fi
+"$BUILD/tests/fuzz/edgemem_fuzz_peer_replay" tests/fuzz/peer_corpus
+"$BUILD/tests/fuzz/edgemem_fuzz_peer_replay" "$work/peer_corpus"
 log "fuzz: no finding"
