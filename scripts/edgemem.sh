@@ -132,7 +132,7 @@ test_all() {
       -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true -Dbench=disabled
   fi
   # ThreadSanitizer: the thread tests only (meson suite 'threads': tests/stress and the conformance
-  # suite's thread tests), host backend (PoCL's own worker threads are not instrumented).
+  # suite's thread tests), host backend, then PoCL (below).
   log "configuration build-test-tsan-host: ThreadSanitizer, meson test --suite threads"
   CXX=clang++ configure build-test-tsan-host -Dwerror=true -Dmemory_backend=host -Dlive_counters=true \
     -Db_sanitize=thread -Db_lundef=false -Dexamples=disabled -Dbench=disabled
@@ -140,6 +140,18 @@ test_all() {
   TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 meson test -C build-test-tsan-host --no-rebuild --suite threads \
     --print-errorlogs | tee build-test-tsan-host.test.log
   TOTAL_OK=$((TOTAL_OK + $(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build-test-tsan-host.test.log)))
+  if [ -d backends/opencl ]; then
+    # Again on PoCL, where the ordering table is live (the host backend keeps none): its records, folds
+    # and forgets under the threads of the ordering tests. PoCL itself is not instrumented; its pthread
+    # calls still order our accesses (TSan intercepts them in every library).
+    log "configuration build-test-tsan-opencl: ThreadSanitizer, PoCL, meson test --suite threads"
+    CXX=clang++ configure build-test-tsan-opencl -Dwerror=true -Dmemory_backend=opencl -Dlive_counters=true \
+      -Db_sanitize=thread -Db_lundef=false -Dexamples=disabled -Dbench=disabled
+    ninja -C build-test-tsan-opencl tests/stress/edgemem_stress tests/stress/edgemem_thread_tests >/dev/null
+    TSAN_OPTIONS=halt_on_error=1:abort_on_error=1 meson test -C build-test-tsan-opencl --no-rebuild --suite threads \
+      --print-errorlogs | tee build-test-tsan-opencl.test.log
+    TOTAL_OK=$((TOTAL_OK + $(sed -n 's/^Ok: *\([0-9]*\).*/\1/p' build-test-tsan-opencl.test.log)))
+  fi
   # Fault injection (tests/fault): each backend call and allocation of the scenarios fails in turn;
   # ASan/LSan watch the native side. The rest of the suite runs too, through the (disarmed) wrapper.
   ASAN_OPTIONS=halt_on_error=1:abort_on_error=1:detect_leaks=1 \
