@@ -88,6 +88,25 @@ bool plane_end(const PlaneLayout& p, std::size_t& end) noexcept {
   return true;
 }
 
+/// What given() checks and over() checks again for any layout it is handed (one rule, so a layout
+/// given() refuses is refused by over() on every backend, before any view is made): each plane's pitch
+/// at least its row bytes and a multiple of its pixel size, each plane inside `bytes`, no two planes
+/// overlapping. Errc: invalid_argument (pitch, overlap), out_of_range (a plane past `bytes`, overflow).
+Result<void> check_planes(const PlanarLayout& l) noexcept {
+  std::size_t ends[3] = {};
+  for (unsigned i = 0; i < l.plane_count && i < 3; ++i) {
+    const PlaneLayout& p = l.planes[i];
+    const std::size_t e = p.format.pixel_bytes();
+    if (p.row_pitch < p.width * e) return fail(Errc::invalid_argument, "a plane's row pitch is below its row bytes");
+    if (e == 0 || p.row_pitch % e != 0)
+      return fail(Errc::invalid_argument, "a plane's row pitch is not a multiple of its pixel size");
+    if (!plane_end(p, ends[i]) || ends[i] > l.bytes) return fail(Errc::out_of_range, "a plane passes the frame's end");
+    for (unsigned j = 0; j < i; ++j)
+      if (p.offset < ends[j] && l.planes[j].offset < ends[i]) return fail(Errc::invalid_argument, "two planes overlap");
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<PlanarLayout> PlanarLayout::make(const Context& ctx, PlanarFormat f, std::size_t width,
@@ -123,20 +142,12 @@ Result<PlanarLayout> PlanarLayout::given(PlanarFormat f, std::size_t width, std:
                                          const std::size_t (&offsets)[3], const std::size_t (&pitches)[3],
                                          std::size_t bytes) noexcept {
   EDGEMEM_TRY_ASSIGN(PlanarLayout l, shapes(f, width, height));
-  std::size_t ends[3] = {};
   for (unsigned i = 0; i < l.plane_count; ++i) {
-    PlaneLayout& p = l.planes[i];
-    const std::size_t e = p.format.pixel_bytes();
-    if (pitches[i] < p.width * e) return fail(Errc::invalid_argument, "a plane's row pitch is below its row bytes");
-    if (pitches[i] % e != 0) return fail(Errc::invalid_argument, "a plane's row pitch is not a multiple of its pixel size");
-    p.offset = offsets[i];
-    p.row_pitch = pitches[i];
-    if (!plane_end(p, ends[i]) || ends[i] > bytes) return fail(Errc::out_of_range, "a plane passes the frame's end");
-    for (unsigned j = 0; j < i; ++j)
-      if (p.offset < ends[j] && l.planes[j].offset < ends[i])
-        return fail(Errc::invalid_argument, "two planes overlap");
+    l.planes[i].offset = offsets[i];
+    l.planes[i].row_pitch = pitches[i];
   }
   l.bytes = bytes;
+  EDGEMEM_TRY(check_planes(l));
   return l;
 }
 
@@ -178,17 +189,14 @@ Result<void> PlanarFrame::make_views() noexcept {
     const PlaneLayout& p = l.planes[i];
     if (p.width != want.width || p.height != want.height || !(p.format == want.format))
       return fail(Errc::invalid_argument, "a plane's extent or format is not the planar format's");
-    if (p.row_pitch < p.width * p.format.pixel_bytes())
-      return fail(Errc::invalid_argument, "a plane's row pitch is below its row bytes");
   }
+  EDGEMEM_TRY(check_planes(l));
   const Buffer& whole = this->whole();
   if (l.bytes > whole.size()) return fail(Errc::out_of_range, "the frame buffer is smaller than the layout");
   const detail::ContextNode* cn = detail::node_of(whole)->ctx;
   const DeviceInfo& info = cn->info;
   for (unsigned i = 0; i < n; ++i) {
     const PlaneLayout& p = l.planes[i];
-    std::size_t end = 0;
-    if (!plane_end(p, end) || end > l.bytes) return fail(Errc::out_of_range, "a plane passes the layout's bytes");
     EDGEMEM_TRY_ASSIGN(planes_[i], whole.sub(p.offset, p.row_pitch * p.height));
     const ImageLimits& lim = info.image_limits;
     if (!info.caps.image_from_buffer || !info.caps.image_from_sub_buffer || p.width > lim.max_width_2d ||

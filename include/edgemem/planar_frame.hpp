@@ -88,7 +88,9 @@ class PlanarFrame {
   /// plane fits its ImageLimits, and Image::view accepts the plane's pitch and address (its
   /// Errc::unsupported and misaligned leave the plane buffer_only). Errc: released (frame),
   /// invalid_argument (a layout neither make() nor given() could return: unknown format, plane count
-  /// or plane format not the format's, zero extent), out_of_range (layout.bytes > frame.size()), those
+  /// or plane format not the format's, zero extent, a pitch below a row's bytes or not a multiple of
+  /// the pixel size, planes overlapping: the checks of given(), on every backend), out_of_range (a
+  /// plane past layout.bytes, layout.bytes > frame.size()), those
   /// of Buffer::sub (misaligned: a plane offset not a multiple of ctx.base_align(); out_of_host_memory)
   /// and of Image::view other than unsupported and misaligned. On failure `frame` stays with the
   /// caller, unchanged.

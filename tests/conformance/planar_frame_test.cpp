@@ -272,6 +272,41 @@ TEST_CASE("planar: over() errors") {
   CHECK_ERRC(pf->take_pooled(), Errc::released);  // not a pooled frame
 }
 
+// Issue #30, item 5: over() checked less than given(): overlapping planes were accepted everywhere and a
+// P010 pitch that is not a multiple of its 2-byte sample on PoCL only. Layouts edited by hand after
+// make() must get given()'s answers, on every backend, with the frame left to the caller.
+TEST_CASE("planar: over() refuses what given() refuses (overlap, pitch not a multiple of the sample)") {
+  emt::Fixture f;
+  auto l = PlanarLayout::make(f.ctx, PlanarFormat::nv12, 64, 16);
+  REQUIRE_OK(l);
+  PlanarLayout overlap = *l;
+  overlap.planes[1].offset = 0;  // UV on top of Y: the frame is big enough, Buffer::sub would accept it
+  auto b1 = Buffer::create(f.ctx, l->bytes);
+  REQUIRE_OK(b1);
+  CHECK_ERRC(PlanarFrame::over(std::move(*b1), overlap), Errc::invalid_argument);
+  CHECK(b1->valid());
+  const std::size_t off[3] = {0, 0, 0};
+  const std::size_t pitch[3] = {l->planes[0].row_pitch, l->planes[1].row_pitch, 0};
+  CHECK_ERRC(PlanarLayout::given(PlanarFormat::nv12, 64, 16, off, pitch, l->bytes), Errc::invalid_argument);
+
+  auto p = PlanarLayout::make(f.ctx, PlanarFormat::p010, 64, 16);
+  REQUIRE_OK(p);
+  PlanarLayout odd = *p;
+  odd.planes[0].row_pitch += 1;  // 16-bit samples: an odd pitch splits one
+  const std::size_t need = odd.planes[0].row_pitch * odd.planes[0].height;
+  if (odd.planes[1].offset < need) odd.planes[1].offset = need + (f.align() - need % f.align()) % f.align();
+  std::size_t end = odd.planes[1].offset + odd.planes[1].bytes();
+  odd.bytes = end;
+  auto b2 = Buffer::create(f.ctx, odd.bytes);
+  REQUIRE_OK(b2);
+  CHECK_ERRC(PlanarFrame::over(std::move(*b2), odd), Errc::invalid_argument);
+  CHECK(b2->valid());
+  CHECK(b2->size() == odd.bytes);
+  const std::size_t off2[3] = {0, odd.planes[1].offset, 0};
+  const std::size_t pitch2[3] = {odd.planes[0].row_pitch, odd.planes[1].row_pitch, 0};
+  CHECK_ERRC(PlanarLayout::given(PlanarFormat::p010, 64, 16, off2, pitch2, odd.bytes), Errc::invalid_argument);
+}
+
 TEST_CASE("planar: NV12 frames through a FrameRing") {
   emt::Fixture f;
   auto l = PlanarLayout::make(f.ctx, PlanarFormat::nv12, 64, 32);
