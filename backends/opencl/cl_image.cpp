@@ -138,21 +138,77 @@ Result<void> OpenCL::image_formats(const NativeContext& ctx, ImageType type, For
   return {};
 }
 
+namespace {
+
+/// The whole of an image of `d`: its pixels, rows (or 1D layers) and slices (or 2D layers).
+Box whole_box(const ImageDesc& d) noexcept {
+  const auto at_least_1 = [](std::size_t v) { return v != 0 ? v : std::size_t{1}; };
+  Box b{{0, 0, 0}, {d.width, 1, 1}};
+  if (d.type == ImageType::image1d_array) b.region[1] = at_least_1(d.array_size);
+  if (d.type == ImageType::image2d || d.type == ImageType::image2d_array || d.type == ImageType::image3d)
+    b.region[1] = at_least_1(d.height);
+  if (d.type == ImageType::image2d_array) b.region[2] = at_least_1(d.array_size);
+  if (d.type == ImageType::image3d) b.region[2] = at_least_1(d.depth);
+  return b;
+}
+
+/// Whether clCreateImage's COPY_HOST_PTR would read past the last pixel of `c`'s host layout: it reads
+/// the row pitch times the rows (the slice pitch times the slices), where edgemem's layout rule (and
+/// clEnqueueWriteImage) ends at the last pixel, so a padded pitch over-reads the caller's memory.
+bool copy_over_reads(const contract::ImageCreate& c) noexcept {
+  const ImageType t = c.layout.desc.type;
+  const Box b = whole_box(c.layout.desc);
+  const std::size_t row = cl_row_pitch(t, c.host), slice = cl_slice_pitch(t, c.host.slice);
+  const std::size_t tight = b.region[0] * c.layout.desc.format.pixel_bytes() * b.region[1] * b.region[2];
+  const std::size_t layers = t == ImageType::image1d_array ? b.region[1] : b.region[2];
+  const std::size_t reads = slice != 0 ? slice * layers : row * b.region[1];
+  return reads > tight;
+}
+
+/// Writes `c.copy_from` into the new image `mem` with a blocking clEnqueueWriteImage on a queue made
+/// for it (reading only up to the last pixel).
+Result<void> write_initial_pixels(const OpenCL::NativeContext& ctx, cl_mem mem, const contract::ImageCreate& c) noexcept {
+  cl_int status = CL_SUCCESS;
+  cl_command_queue q = clCreateCommandQueue(ctx.context, ctx.device, 0, &status);
+  if (status != CL_SUCCESS || q == nullptr) return cl::fail_cl(status != CL_SUCCESS ? status : CL_OUT_OF_HOST_MEMORY);
+  const Box b = whole_box(c.layout.desc);
+  const ImageType t = c.layout.desc.type;
+  status = clEnqueueWriteImage(q, mem, CL_TRUE, b.origin, b.region, cl_row_pitch(t, c.host),
+                               cl_slice_pitch(t, c.host.slice), c.copy_from, 0, nullptr, nullptr);
+  clReleaseCommandQueue(q);
+  return cl::check(status);
+}
+
+}  // namespace
+
 Result<OpenCL::NativeMem> OpenCL::image_create(const NativeContext& ctx, const ImageCreate& desc) noexcept {
   cl_mem_flags f = cl::access_flags(desc.flags);
   if (desc.storage == Storage::host || desc.storage == Storage::shared) f |= CL_MEM_ALLOC_HOST_PTR;
   cl_image_desc d = cl_desc(desc.layout);
-  if (desc.copy_from != nullptr) {
+  // A padded host layout is written after creation instead (copy_over_reads); the image then takes no
+  // host-access restriction (CL_MEM_HOST_*: the write needs host access; edgemem still enforces the
+  // buffer's MemFlags itself, so only a native() user sees the difference).
+  const bool write_after = desc.copy_from != nullptr && copy_over_reads(desc);
+  if (write_after) f &= ~static_cast<cl_mem_flags>(CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS);
+  if (desc.copy_from != nullptr && !write_after) {
     f |= CL_MEM_COPY_HOST_PTR;
     d.image_row_pitch = cl_row_pitch(desc.layout.desc.type, desc.host);
     d.image_slice_pitch = cl_slice_pitch(desc.layout.desc.type, desc.host.slice);
   }
   const cl_image_format format = cl_format(desc.layout.desc.format);
   cl_int status = CL_SUCCESS;
-  cl_mem mem = clCreateImage(ctx.context, f, &format, &d, const_cast<void*>(desc.copy_from), &status);
+  cl_mem mem = clCreateImage(ctx.context, f, &format, &d, write_after ? nullptr : const_cast<void*>(desc.copy_from),
+                             &status);
   if (status == CL_IMAGE_FORMAT_NOT_SUPPORTED) return fail(Errc::unsupported, "the driver refused the image format", status);
   if (status != CL_SUCCESS) return cl::fail_cl(status);
   if (mem == nullptr) return cl::fail_cl(CL_OUT_OF_HOST_MEMORY);
+  if (write_after) {
+    const Result<void> written = write_initial_pixels(ctx, mem, desc);
+    if (!written) {
+      clReleaseMemObject(mem);
+      return fail(written.error());
+    }
+  }
   return mem;
 }
 
