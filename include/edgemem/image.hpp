@@ -88,7 +88,8 @@ class Image : public detail::Handle<detail::MemNode> {
   [[nodiscard]] static Result<Image> create(const Context& ctx, const ImageDesc& desc, Storage storage = Storage::device,
                                             MemFlags flags = MemFlags::read_write) noexcept;
   /// create() and copies the pixels from `data` (pyopencl's image_from_array, lluvia's
-  /// createImageFromHost), laid out with `pitch` (0: tight). Errc: as create(), plus invalid_argument
+  /// createImageFromHost), laid out with `pitch` (0: tight; read up to the last pixel, never the padding
+  /// after it, on every backend). Errc: as create(), plus invalid_argument
   /// (data null; a pitch too small or not a multiple of the pixel size / row pitch).
   [[nodiscard]] static Result<Image> from_host(const Context& ctx, const ImageDesc& desc, const void* data,
                                                HostPitch pitch = {}, Storage storage = Storage::device,
