@@ -268,7 +268,10 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
   detail::retain(n);
   detail::live_add(detail::Live::mapping, 1);
   return ImageMapping(MappingBase(node_, n, r.slot, slot.host, bytes, access), image.row_pitch, image.slice_pitch,
-                      region.extent, n->layout.desc.format, type == ImageType::image1d_array);
+                      region.extent, n->layout.desc.format, type == ImageType::image1d_array,
+                      type == ImageType::image1d_array   ? std::uint8_t{2}
+                      : type == ImageType::image2d_array ? std::uint8_t{3}
+                                                         : std::uint8_t{0});
 }
 
 MappingBase::MappingBase(MappingBase&& other) noexcept

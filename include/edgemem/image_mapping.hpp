@@ -35,7 +35,8 @@ class ImageMapping : public MappingBase {
     const std::size_t y_pitch = layers_in_y_ ? slice_pitch_ : row_pitch_;
     return reinterpret_cast<T*>(static_cast<unsigned char*>(raw_) + y * y_pitch + z * slice_pitch_);
   }
-  /// The mapped pixels as a PixelView (for read_pixel); a 1D array's layers appear as rows.
+  /// The mapped pixels as a PixelView (for read_pixel); a 1D array's layers appear as rows, a 2D
+  /// array's as slices, marked as layers (PixelView::layer_axis) so read_pixel samples one of them.
   [[nodiscard]] PixelView pixels() const noexcept {
     PixelView v;
     v.data = data();
@@ -45,20 +46,22 @@ class ImageMapping : public MappingBase {
     v.depth = extent_.z;
     v.row_pitch = layers_in_y_ ? slice_pitch_ : row_pitch_;
     v.slice_pitch = slice_pitch_;
+    v.layer_axis = layer_axis_;
     return v;
   }
 
  private:
   friend class Queue;
   ImageMapping(MappingBase&& raw, std::size_t row_pitch, std::size_t slice_pitch, ImageExtent extent,
-               ImageFormat format, bool layers_in_y) noexcept
+               ImageFormat format, bool layers_in_y, std::uint8_t layer_axis) noexcept
       : MappingBase(std::move(raw)), row_pitch_(row_pitch), slice_pitch_(slice_pitch), extent_(extent),
-        format_(format), layers_in_y_(layers_in_y) {}
+        format_(format), layers_in_y_(layers_in_y), layer_axis_(layer_axis) {}
   std::size_t row_pitch_ = 0;
   std::size_t slice_pitch_ = 0;
   ImageExtent extent_{0, 0, 0};
   ImageFormat format_{};
   bool layers_in_y_ = false;
+  std::uint8_t layer_axis_ = 0;  // PixelView::layer_axis of pixels()
 };
 
 }  // namespace edgemem

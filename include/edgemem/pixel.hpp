@@ -66,6 +66,10 @@ struct PixelView {
   std::size_t depth = 1;         ///< slices (1 for 1D and 2D)
   std::size_t row_pitch = 0;     ///< bytes between rows (>= width * pixel_bytes)
   std::size_t slice_pitch = 0;   ///< bytes between slices (>= height * row_pitch; unused when depth == 1)
+  /// Which axis holds an image array's layers: 0 none, 2 the rows (y: a 1D array's layers), 3 the
+  /// slices (z: a 2D array's layers). read_pixel never filters or addresses that axis: its coordinate
+  /// is a layer index, rounded with rint and clamped to the layers (OpenCL's rule), normalised or not.
+  std::uint8_t layer_axis = 0;
 
   /// The pixel at integer coordinates (x < width, y < height, z < depth: not checked).
   [[nodiscard]] const void* at(std::size_t x, std::size_t y = 0, std::size_t z = 0) const noexcept {
@@ -75,7 +79,8 @@ struct PixelView {
 
 /// Samples `view` at (x, y, z) as a kernel's read_image* does with a sampler of `s`: coordinates in
 /// pixels, or in [0, 1) when s.normalized_coords; the dimensions used are those of the view (height 1:
-/// 1D, y ignored; depth 1: 2D, z ignored). Addressing and filtering follow OpenCL C 1.2 section 8.2;
+/// 1D, y ignored; depth 1: 2D, z ignored; an array's layer axis (PixelView::layer_axis) picks one layer,
+/// clamp(rint(coordinate), 0, layers - 1)). Addressing and filtering follow OpenCL C 1.2 section 8.2;
 /// the result has the format's color kind (linear filtering of an integer format is undefined in
 /// OpenCL: edgemem samples it as nearest). Coordinates outside the image with AddressMode::none are
 /// undefined in OpenCL: edgemem clamps them to the edge. NaN coordinates read as 0. An invalid `s` or

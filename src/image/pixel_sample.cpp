@@ -120,16 +120,25 @@ bool view_ok(const PixelView& v) noexcept {
   return v.depth == 1 || v.slice_pitch >= slice;
 }
 
+/// The layer an array's layer coordinate `v` picks among `n`: clamp(rint(v), 0, n - 1); NaN is layer 0.
+std::int64_t layer_index(float v, std::int64_t n) noexcept {
+  if (std::isnan(v)) return 0;
+  return clamp_i(floor_index(std::nearbyint(v)), 0, n - 1);
+}
+
 }  // namespace
 
 // Samples `view` at (x, y, z) with sampler settings `s` (see pixel.hpp).
 Color read_pixel(const PixelView& view, const SamplerDesc& s, float x, float y, float z) noexcept {
   if (!s.valid() || !view_ok(view)) return Color{};
-  const unsigned dims = view.depth > 1 ? 3 : view.height > 1 ? 2 : 1;
-  const bool linear = s.filter == FilterMode::linear && view.format.kind() == ColorKind::floating;
   const float coord[3] = {x, y, z};
   const std::int64_t extent[3] = {static_cast<std::int64_t>(view.width), static_cast<std::int64_t>(view.height),
                                   static_cast<std::int64_t>(view.depth)};
+  // An array's layer axis is no spatial axis: one layer is picked, the axes before it are sampled.
+  const unsigned layer_axis = view.layer_axis == 2 || view.layer_axis == 3 ? view.layer_axis - 1u : 3u;
+  const unsigned dims = layer_axis < 3 ? layer_axis : view.depth > 1 ? 3 : view.height > 1 ? 2 : 1;
+  const std::int64_t layer = layer_axis < 3 ? layer_index(coord[layer_axis], extent[layer_axis]) : 0;
+  const bool linear = s.filter == FilterMode::linear && view.format.kind() == ColorKind::floating;
   AxisSample ax[3];
   for (unsigned d = 0; d < dims; ++d) ax[d] = address(coord[d], extent[d], s, linear);
   const Color border = border_color(view.format);
@@ -137,6 +146,7 @@ Color read_pixel(const PixelView& view, const SamplerDesc& s, float x, float y, 
   // The texel of corner `bits` (bit d: index i[1] on axis d), or the border color.
   auto texel = [&](unsigned bits) noexcept {
     std::size_t idx[3] = {0, 0, 0};
+    if (layer_axis < 3) idx[layer_axis] = static_cast<std::size_t>(layer);
     for (unsigned d = 0; d < dims; ++d) {
       const unsigned k = (bits >> d) & 1u;
       if (!ax[d].inside[k]) return border;
