@@ -6,6 +6,7 @@
 #include "core/image_node.hpp"
 #include "core/nodes.hpp"
 #include "core/submit.hpp"
+#include "image/exact_fill.hpp"
 
 namespace edgemem {
 
@@ -92,7 +93,8 @@ Result<void> enqueue_fill_image(QueueNode* q, Image& dst, const Color& color, co
   return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::CommandEvents& s) -> Result<void> {
     if (as_buffer)  // the pixel, encoded by OpenCL's rules, as a fill pattern of the buffer's bytes
       return Backend::fill(q->native, n->root->native, n->origin + span.begin, span.end - span.begin, pixel, e, s);
-    return Backend::fill_image(q->native, n->native, n->layout, color, r, s);
+    // Every fill ends in encode_pixel's bits: the driver gets a colour it cannot convert otherwise.
+    return Backend::fill_image(q->native, n->native, n->layout, detail::exact_fill_color(n->layout.desc.format, color), r, s);
   });
 }
 

@@ -7,6 +7,8 @@
 
 #include <edgemem/pixel.hpp>
 
+#include "image/exact_fill.hpp"
+
 #include "half.hpp"
 
 namespace edgemem {
@@ -173,5 +175,48 @@ Color decode_pixel(ImageFormat f, const void* in) noexcept {
     decode_channel(f.type, static_cast<const unsigned char*>(in) + ch * step, comp[ch], c);
   return c;
 }
+
+namespace detail {
+
+Color exact_fill_color(ImageFormat f, const Color& color) noexcept {
+  unsigned char bits[16];
+  if (!encode_pixel(f, color, bits)) return color;
+  Color c = decode_pixel(f, bits);  // integer, half and float channels: exactly their stored values
+  if (f.kind() != ColorKind::floating || f.type == ChannelType::half_float || f.type == ChannelType::float32) return c;
+  for (unsigned k = 0; k < 4; ++k) {
+    float max = 0.0f;
+    switch (f.type) {
+      case ChannelType::unorm_int8: max = 255.0f; break;
+      case ChannelType::unorm_int16: max = 65535.0f; break;
+      case ChannelType::snorm_int8: max = 127.0f; break;
+      case ChannelType::snorm_int16: max = 32767.0f; break;
+      default: {  // packed: r, g, b of their own widths (alpha, absent, stays 1)
+        if (k == 3) continue;
+        max = static_cast<float>((1u << packing_of(f.type).bits[k]) - 1u);
+        break;
+      }
+    }
+    const float code = std::nearbyint(c.f[k] * max);  // the stored integer, exact in float
+    if (code == 0.0f || std::fabs(code) >= max) {
+      c.f[k] = code / max;  // 0, +1 or -1: exact
+      continue;
+    }
+    c.f[k] = (code + (code > 0.0f ? 0.25f : -0.25f)) / max;
+  }
+  // A snorm channel can hold one code below -max (-128, -32768: what encode_pixel stores for colours
+  // under -1, by convert_*_sat_rte), which decodes to -1 like -max: give the driver -2 there.
+  if (f.type == ChannelType::snorm_int8 || f.type == ChannelType::snorm_int16) {
+    const unsigned char* comp = storage_components(f.order);
+    const std::size_t step = channel_bytes(f.type);
+    for (unsigned ch = 0; ch < channel_count(f.order); ++ch) {
+      const bool lowest = f.type == ChannelType::snorm_int8 ? get<std::int8_t>(bits, ch * step) == INT8_MIN
+                                                            : get<std::int16_t>(bits, ch * step) == INT16_MIN;
+      if (lowest) c.f[comp[ch]] = -2.0f;
+    }
+  }
+  return c;
+}
+
+}  // namespace detail
 
 }  // namespace edgemem
