@@ -119,6 +119,45 @@ Result<ImageNode*> make_view(MemNode* buf, const ImageDesc& desc, std::size_t ro
   return node;
 }
 
+/// Image::adopt of a 1D-buffer image: a view of its buffer (adopted, retained) whose native image is
+/// the adopted one, so its commands run on the buffer as for edgemem's own views (a driver's 1D-buffer
+/// image path is avoided: PoCL 3.1 crashes in it). The image's own reference is taken (retain) or not.
+Result<ImageNode*> adopt_buffer_view(const Context& ctx, ContextNode* cn, Backend::NativeMem image, AdoptMode mode,
+                                     const contract::AdoptedImage& a) noexcept {
+  auto drop_image = [&] {
+    if (mode == AdoptMode::retain) Backend::mem_release(image);
+  };
+  std::size_t bytes = 0;
+  auto layout = detail::check_image_desc(cn, a.layout.desc, bytes);
+  if (!layout) {
+    drop_image();
+    return fail(layout.error());
+  }
+  auto under = Buffer::adopt(ctx, a.buffer, AdoptMode::retain);
+  if (!under) {
+    drop_image();
+    return fail(under.error());
+  }
+  MemNode* buf = detail::node_of(*under);
+  if (bytes > buf->bytes) {
+    drop_image();
+    return fail(Errc::invalid_argument, "the 1D-buffer image passes its buffer's end");
+  }
+  ImageNode* node = detail::make_node<ImageNode>();
+  if (node == nullptr) {
+    drop_image();
+    return fail(Errc::out_of_host_memory, "no memory for the adopted image's bookkeeping");
+  }
+  detail::init_view(node, buf, buf->origin, bytes, a.flags);
+  node->layout = *layout;
+  node->storage = a.storage;
+  node->image_object = false;  // commands go to the buffer, as for Image::view
+  node->native = image;
+  node->borrowed = mode == AdoptMode::borrow;
+  node->native_state.store(detail::kNativeReady, std::memory_order_release);
+  return node;
+}
+
 }  // namespace
 
 namespace detail {
@@ -204,6 +243,10 @@ Result<Image> Image::adopt(const Context& ctx, NativeMem native, AdoptMode mode)
   if (mode != AdoptMode::retain && mode != AdoptMode::borrow) return fail(Errc::invalid_argument, "unknown AdoptMode");
   contract::AdoptedImage a;
   EDGEMEM_TRY(Backend::image_adopt(cn->native, native, mode, a));
+  if (a.layout.desc.type == ImageType::image1d_buffer && a.buffer != Backend::NativeMem{}) {
+    EDGEMEM_TRY_ASSIGN(ImageNode* view, adopt_buffer_view(ctx, cn, native, mode, a));
+    return Image(view);
+  }
   std::size_t bytes = 0;
   auto layout = detail::check_image_desc(cn, a.layout.desc, bytes);
   ImageNode* node = layout ? detail::make_node<ImageNode>() : nullptr;

@@ -254,6 +254,8 @@ Result<void> OpenCL::image_adopt(const NativeContext& ctx, NativeMem image, Adop
     if (*e == 0) *e = 1;  // OpenCL reports 0 for extents a type does not use
   a.flags = cl::flags_from_cl(f);
   a.storage = (f & CL_MEM_ALLOC_HOST_PTR) != 0 ? Storage::shared : Storage::device;
+  if (a.layout.desc.type == ImageType::image1d_buffer)
+    EDGEMEM_TRY(cl::check(clGetImageInfo(image, CL_IMAGE_BUFFER, sizeof a.buffer, &a.buffer, nullptr)));
   if (mode == AdoptMode::retain) EDGEMEM_TRY(cl::check(clRetainMemObject(image)));
   out = a;
   return {};

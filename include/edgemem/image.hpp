@@ -112,7 +112,9 @@ class Image : public detail::Handle<detail::MemNode> {
   [[nodiscard]] static Result<Image> view(const Buffer& buf, const ImageDesc& desc, std::size_t row_pitch = 0) noexcept;
   /// Interop: wraps an image made elsewhere on `ctx` (a cl_mem image). retain takes a reference,
   /// borrow none (as Buffer::adopt). An adopted image is its own root: its ordering is not shared with
-  /// a buffer it may have been made over. Errc: released (ctx), invalid_argument (null, other context,
+  /// a buffer it may have been made over; except a 1D-buffer image, which becomes a view (is_view())
+  /// of its buffer, adopted with it (retained), so its commands run on that buffer as for Image::view's
+  /// (never the driver's 1D-buffer image path). Errc: released (ctx), invalid_argument (null, other context,
   /// unknown mode; not an image: a buffer, ImageType it has not), unsupported (host backend; format
   /// outside ImageFormat), out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Image> adopt(const Context& ctx, NativeMem native, AdoptMode mode = AdoptMode::retain) noexcept;

@@ -116,6 +116,9 @@ struct AdoptedImage {
   ImageLayout layout{};                   ///< shape (pitches as the image reports them)
   Storage storage = Storage::device;      ///< placement
   MemFlags flags = MemFlags::read_write;  ///< access flags
+  /// A 1D-buffer image: the buffer it is over (no reference taken), so edgemem runs its commands on
+  /// that buffer as for its own views; null for other types (and where the backend has none).
+  NativeMem buffer{};
 };
 
 /// One native image mapping: the mapping, and the pitches it really has.

@@ -127,3 +127,66 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: Image::adopt retains or borrows a raw 
   CHECK(mem_refs(raw) == 1);
   clReleaseMemObject(raw);
 }
+
+// Issue #30, item 3: an adopted 1D-buffer image kept the driver's image path, so fill_image,
+// copy_image_to_buffer and copy_image ran the calls PoCL 3.1 crashes in (SIGSEGV inside libpocl),
+// which edgemem avoids for its own views. Adopted, it becomes a view of its buffer: every command
+// works and lands in the raw buffer, and the raw objects' reference counts come back as they were.
+TEST_CASE_FIXTURE(emt::Fixture, "interop: an adopted 1D-buffer image runs its commands on its buffer") {
+  if (!ctx.info().caps.images) return;
+  const auto n = ctx.native();
+  const cl_image_format format{CL_RGBA, CL_UNORM_INT8};
+  constexpr std::size_t kWidth = 64;
+  cl_int err = CL_SUCCESS;
+  cl_mem raw_buf = clCreateBuffer(n.context, CL_MEM_READ_WRITE, kWidth * 4, nullptr, &err);
+  REQUIRE(err == CL_SUCCESS);
+  cl_image_desc desc;
+  std::memset(&desc, 0, sizeof desc);
+  desc.image_type = CL_MEM_OBJECT_IMAGE1D_BUFFER;
+  desc.image_width = kWidth;
+  desc.buffer = raw_buf;
+  cl_mem raw_img = clCreateImage(n.context, CL_MEM_READ_WRITE, &format, &desc, nullptr, &err);
+  if (err == CL_IMAGE_FORMAT_NOT_SUPPORTED || err == CL_INVALID_OPERATION) {
+    clReleaseMemObject(raw_buf);
+    MESSAGE("no RGBA8 1D-buffer images here");
+    return;
+  }
+  REQUIRE(err == CL_SUCCESS);
+  const cl_uint img_refs = mem_refs(raw_img), buf_refs = mem_refs(raw_buf);
+  for (AdoptMode mode : {AdoptMode::retain, AdoptMode::borrow}) {
+    CAPTURE(static_cast<int>(mode));
+    auto adopted = Image::adopt(ctx, raw_img, mode);
+    REQUIRE_OK(adopted);
+    CHECK(adopted->type() == ImageType::image1d_buffer);
+    CHECK(adopted->native() == raw_img);
+    CHECK(adopted->is_view());
+    const ImageRegion all = adopted->region();
+    CHECK_OK(q.fill_image(*adopted, Color::floats(1.0f, 0.5f, 0.0f, 1.0f), all));
+    unsigned char want[4];
+    REQUIRE(encode_pixel(adopted->format(), Color::floats(1.0f, 0.5f, 0.0f, 1.0f), want));
+    std::vector<unsigned char> got(kWidth * 4);
+    REQUIRE(clEnqueueReadBuffer(static_cast<cl_command_queue>(q.native()), raw_buf, CL_TRUE, 0, got.size(),
+                                got.data(), 0, nullptr, nullptr) == CL_SUCCESS);
+    for (std::size_t i = 0; i < kWidth; ++i) CHECK(std::memcmp(got.data() + i * 4, want, 4) == 0);
+    auto out = Buffer::create(ctx, kWidth * 4);
+    REQUIRE_OK(out);
+    CHECK_OK(q.copy_image_to_buffer(*adopted, all, *out, 0));
+    std::vector<unsigned char> copied(kWidth * 4);
+    CHECK_OK(q.read(*out, 0, copied.data(), copied.size()));
+    CHECK(copied == got);
+    auto other = Image::create(ctx, adopted->desc());
+    REQUIRE_OK(other);
+    CHECK_OK(q.copy_image(*adopted, *other, ImageOrigin{}, other->region()));
+    std::vector<unsigned char> back(kWidth * 4);
+    CHECK_OK(q.read_image(*other, other->region(), back.data(), back.size()));
+    CHECK(back == got);
+    CHECK_OK(q.copy_image(*other, *adopted, ImageOrigin{}, all));
+    CHECK_OK(q.finish());
+    CHECK(mem_refs(raw_img) == img_refs + (mode == AdoptMode::retain ? 1u : 0u));
+    CHECK(mem_refs(raw_buf) > buf_refs);  // the adopted buffer under it is retained
+  }
+  CHECK(mem_refs(raw_img) == img_refs);
+  CHECK(mem_refs(raw_buf) == buf_refs);
+  clReleaseMemObject(raw_img);
+  clReleaseMemObject(raw_buf);
+}
