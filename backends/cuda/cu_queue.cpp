@@ -66,6 +66,12 @@ Result<Cuda::NativeQueue> Cuda::queue_create(const NativeContext& ctx) noexcept 
 Result<Cuda::NativeQueue> Cuda::queue_adopt(const NativeContext& ctx, NativeQueue q, AdoptMode mode) noexcept {
   if (q.stream == nullptr)
     return fail(Errc::invalid_argument, "adopt needs a CUstream (the legacy default stream 0 is not an edgemem queue)");
+  // The pseudo-streams name a different stream per use: CU_STREAM_LEGACY synchronises with every blocking
+  // stream, CU_STREAM_PER_THREAD is another stream on each thread, so two threads' commands on one Queue
+  // would not be ordered (issue #30, item 10).
+  if (q.stream == CU_STREAM_LEGACY || q.stream == CU_STREAM_PER_THREAD)
+    return fail(Errc::invalid_argument,
+                "adopt needs a CUstream of its own (CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are not one stream)");
   (void)mode;  // a CUstream has no reference count: retain and borrow both leave it to its maker
   EDGEMEM_TRY(cu::bind(ctx.context));
   CUcontext owner = nullptr;

@@ -52,7 +52,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// Interop: wraps an in-order queue made elsewhere on `ctx`'s context and device (cl_command_queue).
   /// AdoptMode::retain takes a reference of its own (the caller keeps and releases its own); borrow
   /// takes none (the caller keeps it alive while this queue lives). Errc: released, invalid_argument
-  /// (null, other context or device, unknown mode), unsupported (out-of-order queue; host backend),
+  /// (null, other context or device, unknown mode; on CUDA the pseudo-streams CU_STREAM_LEGACY and
+  /// CU_STREAM_PER_THREAD), unsupported (out-of-order queue; host backend),
   /// out_of_host_memory, backend_failure.
   [[nodiscard]] static Result<Queue> adopt(const Context& ctx, NativeQueue native,
                                            AdoptMode mode = AdoptMode::retain) noexcept;

@@ -4,6 +4,7 @@
 // Which case applies is decided here by loading libcuda.so.1 the way the backend does.
 #include <dlfcn.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -60,4 +61,22 @@ TEST_CASE("cuda: Context::create without the driver is unsupported and names lib
   CHECK_FALSE(info.caps.svm_coarse);
   CHECK(std::strstr(info.version, "CUDA") != nullptr);
   CHECK(edgemem::Context::census(edgemem::DeviceType::cpu)->devices[0] == 0);
+}
+
+// Issue #30, item 10: Queue::adopt took the pseudo-streams CU_STREAM_LEGACY (0x1) and
+// CU_STREAM_PER_THREAD (0x2) as ordinary queues; over the per-thread stream two threads' commands on
+// one Queue were not ordered. They are refused as stream 0 is. Needs the driver (a context).
+TEST_CASE("cuda: Queue::adopt refuses stream 0 and the pseudo-streams") {
+  auto ctx = edgemem::Context::create();
+  if (!ctx) return;  // no driver or no device: the case above checks that answer
+  for (std::uintptr_t pseudo : {std::uintptr_t{0}, std::uintptr_t{1}, std::uintptr_t{2}}) {
+    CAPTURE(pseudo);
+    edgemem::NativeQueue n;
+    n.stream = reinterpret_cast<decltype(n.stream)>(pseudo);
+    n.context = ctx->native().context;
+    auto q = edgemem::Queue::adopt(*ctx, n, edgemem::AdoptMode::borrow);
+    REQUIRE_FALSE(q.has_value());
+    CHECK(q.error().code == edgemem::Errc::invalid_argument);
+  }
+  CHECK(edgemem::live_objects().queues == 0);
 }
