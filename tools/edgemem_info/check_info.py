@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Runs edgemem-info and checks its output (stdlib only).
 
-    check_info.py EDGEMEM_INFO MODE
+    check_info.py EDGEMEM_INFO MODE BACKEND
 MODE: text (tables with the profile name every device and section), json (--json --no-profile),
 json_profile (--json), usage (--help, bad options exit 2), lacking_caps (host_caps_env builds:
 EDGEMEM_HOST_CAPS turns capabilities off and the output says "no").
+BACKEND: the build's memory backend (host, opencl, cuda); --json must report it.
 In cross builds Meson's MESON_EXE_WRAPPER (qemu-user) runs the tool."""
 import json
 import os
@@ -192,7 +193,7 @@ def check_json(text, profile):
     if not check(isinstance(doc, dict) and set(doc) == top, f"top-level keys {sorted(doc)}"):
         return doc
     check(doc["tool"] == "edgemem-info" and doc["schema"] == 1, "tool/schema")
-    check(doc["backend"] in ("host", "opencl"), f"backend {doc['backend']!r}")
+    check(doc["backend"] == BACKEND, f"backend {doc['backend']!r}, this build's is {BACKEND!r}")
     check(doc["allocator"] in ("system", "static", "user"), f"allocator {doc['allocator']!r}")
     check(isinstance(doc["devices"], list), "devices is a list")
     opened = [d for d in doc["devices"] if isinstance(d, dict) and d.get("opened")]
@@ -204,8 +205,12 @@ def check_json(text, profile):
     return doc
 
 
+BACKEND = None  # this build's memory backend (host, opencl, cuda): the third argument
+
+
 def main():
-    exe, mode = sys.argv[1], sys.argv[2]
+    global BACKEND
+    exe, mode, BACKEND = sys.argv[1], sys.argv[2], sys.argv[3]
     if mode in ("json", "json_profile"):
         args = ["--json"] if mode == "json_profile" else ["--json", "--no-profile"]
         rc, out, err = run(exe, args)
