@@ -55,10 +55,13 @@ bool use_host_aligned(const ContextNode* cn, const void* p) noexcept {
   return reinterpret_cast<std::uintptr_t>(p) % cn->info.base_align_bytes == 0;
 }
 
-/// A buffer over `bytes` bytes at `data` (zero-copy) that owns `rec` from now on, also on failure.
+/// A buffer over `bytes` bytes at `data` (zero-copy) that owns `rec` from now on, also on failure. A
+/// dma-buf's pages are read between its host-access bracket (a driver may copy them in at creation).
 Result<Buffer> wrap_owning(const Context& ctx, std::byte* data, std::size_t bytes, MemFlags flags,
                            detail::ExternalRef* rec) noexcept {
+  if (rec->host_access != nullptr) rec->host_access(rec, true, Access::read);
   auto b = Buffer::wrap(ctx, data, bytes, flags);
+  if (rec->host_access != nullptr) rec->host_access(rec, false, Access::read);
   if (!b) {
     rec->release(rec);
     return fail(b.error());

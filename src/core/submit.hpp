@@ -34,7 +34,7 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 /// entries on its roots go (docs/ordering.md). A wait list longer than wait_chunk_events is folded into
 /// markers on `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver
 /// imported through cl_khr_external_memory runs between external_acquire and external_release
-/// (external_bracket.hpp; the out-event is the release's). A command on an mmap'ed dma-buf import runs
+/// (external_bracket.hpp; the out-event is the release's). With `bracket`, a command on an mmap'ed dma-buf import runs
 /// between DMA_BUF_SYNC_START and _END (host_sync.hpp), and so waits for its queue before returning
 /// (also an async one: its Event is complete). Errc: released / invalid_argument (wait
 /// list), those of Backend::marker (folding the wait list), of the bracket, or the command's own; for a
@@ -49,7 +49,8 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
   Backend::CommandEvents sync;
   sync.out = out != nullptr ? &produced : nullptr;
   FoldedWaits folded;  // declared before the command runs, released after it is enqueued
-  const HostSync cpu(a, b);
+  // (Without `bracket`, an unmap: unmap_native ends the CPU's access its map started.)
+  const HostSync cpu(bracket ? a : MemUse{}, bracket ? b : MemUse{});
   auto enqueue = [&]() -> Result<void> {
     if constexpr (bracket) return run_bracketed(q->native, a.node, b.node, sync, command);
     else return command(sync);

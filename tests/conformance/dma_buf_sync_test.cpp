@@ -33,6 +33,12 @@ struct NonCoherent {
   emt::Bytes truth;  ///< what the device holds
   std::vector<std::uint64_t> log;
   bool bad_fd = false;  ///< a sync named an fd that is no duplicate of the memfd
+  NonCoherent() = default;
+  NonCoherent(const NonCoherent&) = delete;
+  NonCoherent& operator=(const NonCoherent&) = delete;
+  ~NonCoherent() {
+    if (memfd >= 0) close(memfd);
+  }
 
   static void observe(void* user, int fd, std::uint64_t flags) noexcept {
     auto* self = static_cast<NonCoherent*>(user);
@@ -98,7 +104,7 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
       MESSAGE("the device imported the memfd through its driver: no CPU access to bracket");
       return;
     }
-    CHECK(nc.log.empty());  // importing touches nothing
+    nc.expect_bracket(false);  // making the buffer over it (a driver may copy the pages in)
 
     emt::Bytes out(n);
     CHECK_OK(f.q.read(*b, 0, out.data(), n));
