@@ -27,7 +27,8 @@ BAD_INPUT("read-only import: a write of any kind (write, fill, copy, rects, maps
   for (Buffer* t : {&b, &*view}) {
     e.expect(Errc::access_denied, [&] { return e.f.q.write(*t, 0, junk.data(), 64); });
     e.expect(Errc::access_denied, [&] { return e.f.q.write_async(*t, 0, junk.data(), 64); });
-    e.expect(Errc::access_denied, [&] { return e.f.q.fill(*t, 0, 64, &zero, 1); });
+    const bool fills = e.f.ctx.info().caps.max_fill_pattern_bytes >= 1;  // else unsupported, checked first
+    e.expect(fills ? Errc::access_denied : Errc::unsupported, [&] { return e.f.q.fill(*t, 0, 64, &zero, 1); });
     e.expect(Errc::access_denied, [&] { return e.f.q.copy(other, *t, 0, 0, 64); });
     e.expect(Errc::access_denied, [&] { return e.f.q.copy_async(other, *t, 0, 0, 64); });
     const Rect rect{RectSide{}, RectSide{}, Extent3{32, 2, 1}};
