@@ -217,8 +217,9 @@ TEST_CASE("read-only sharing: a PeerAccess::read_only export cannot be written b
     const int peer = h->fd();
     errno = 0;
     void* w = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, peer, 0);
+    const int err = errno;  // (read before CHECK, whose reporting may set errno)
     CHECK(w == MAP_FAILED);
-    CHECK(errno == EPERM);
+    CHECK(err == EPERM);
     if (w != MAP_FAILED) munmap(w, n);
     const unsigned char junk[16] = {1, 2, 3};
     CHECK(pwrite(peer, junk, sizeof junk, 0) < 0);
