@@ -91,3 +91,31 @@ BAD_INPUT("Buffer::export_handle: a view of part of a buffer, a pool block, an i
   REQUIRE_OK(block);
   e.expect(Errc::access_denied, [&] { return block->buffer().export_handle(); });
 }
+
+BAD_INPUT("read-only import: image views of it are written by no image command (#29.4)") {
+  ExtScene e;
+  ImportOptions ro;
+  ro.flags = MemFlags::read_only;
+  auto made = Buffer::import(e.f.ctx, ExternalMemory::memfd(e.memfd, 0, 4 * e.page), ro);
+  REQUIRE_OK(made);
+  Buffer b = std::move(*made);
+  e.s.watch(b);
+  ImageDesc desc;
+  desc.type = ImageType::image1d_buffer;
+  desc.format = ImageFormat{ChannelOrder::rgba, ChannelType::unorm_int8};
+  desc.width = 64;
+  auto view = Image::view(b, desc);
+  if (!view) {  // a device without images: nothing to write through
+    CHECK_ERRC(view, Errc::unsupported);
+    return;
+  }
+  const ImageRegion region{{0, 0, 0}, {16, 1, 1}};
+  const emt::Bytes px = emt::random_bytes(64 * 4);
+  e.expect(Errc::access_denied, [&] { return e.f.q.write_image(*view, region, px.data(), px.size()); });
+  e.expect(Errc::access_denied, [&] { return e.f.q.fill_image(*view, Color::floats(1, 0, 0, 1), region); });
+  Buffer& other = e.s.make(4 * e.page);
+  e.expect(Errc::access_denied, [&] { return e.f.q.copy_buffer_to_image(other, 0, *view, region); });
+  e.expect(Errc::access_denied, [&] { return e.f.q.map_image(*view, Access::write, region); });
+  emt::Bytes back(16 * 4);  // reading works
+  CHECK_OK(e.f.q.read_image(*view, region, back.data(), back.size()));
+}
