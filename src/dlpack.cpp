@@ -243,7 +243,8 @@ Result<DLManagedTensorVersioned*> to_dlpack_versioned(const Buffer& buf, DLDataT
                                                       std::size_t byte_offset) noexcept {
   EDGEMEM_TRY_ASSIGN(auto* rec,
                      export_buffer<DLManagedTensorVersioned>(buf, dtype, shape, ndim, strides, byte_offset));
-  set_version(rec->managed, has(buf.flags(), MemFlags::host_read_only));
+  const detail::ExternalRef* ext = detail::node_of(buf)->root->external;  // read-only imported memory too
+  set_version(rec->managed, has(buf.flags(), MemFlags::host_read_only) || (ext != nullptr && ext->read_only));
   return &rec->managed;
 }
 

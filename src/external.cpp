@@ -35,6 +35,10 @@ const char* to_string(ImportPath path) noexcept {
 
 namespace {
 
+constexpr const char* kReadOnlyFd =
+    "the fd cannot be mapped writable (opened O_RDONLY, or sealed F_SEAL_WRITE / F_SEAL_FUTURE_WRITE): import it "
+    "with MemFlags::read_only";
+
 /// The common checks of every import and export. Errc: released, invalid_argument, out_of_range.
 Result<ContextNode*> check_new_root(const Context& ctx, std::size_t bytes, MemFlags flags) noexcept {
   ContextNode* cn = detail::node_of(ctx);
@@ -51,10 +55,13 @@ bool use_host_aligned(const ContextNode* cn, const void* p) noexcept {
   return reinterpret_cast<std::uintptr_t>(p) % cn->info.base_align_bytes == 0;
 }
 
-/// A buffer over `bytes` bytes at `data` (zero-copy) that owns `rec` from now on, also on failure.
+/// A buffer over `bytes` bytes at `data` (zero-copy) that owns `rec` from now on, also on failure. A
+/// dma-buf's pages are read between its host-access bracket (a driver may copy them in at creation).
 Result<Buffer> wrap_owning(const Context& ctx, std::byte* data, std::size_t bytes, MemFlags flags,
                            detail::ExternalRef* rec) noexcept {
+  if (rec->host_access != nullptr) rec->host_access(rec, true, Access::read);
   auto b = Buffer::wrap(ctx, data, bytes, flags);
+  if (rec->host_access != nullptr) rec->host_access(rec, false, Access::read);
   if (!b) {
     rec->release(rec);
     return fail(b.error());
@@ -63,16 +70,24 @@ Result<Buffer> wrap_owning(const Context& ctx, std::byte* data, std::size_t byte
   return b;
 }
 
+/// True when an import with `flags` is read-only memory (ExternalRef::read_only): MemFlags::read_only.
+bool read_only_import(MemFlags flags) noexcept { return has(flags, MemFlags::read_only); }
+
 /// A copy of `bytes` bytes at `data` in a new device buffer, remembered as ImportPath::copy.
-/// `rec` (the mapping `data` lies in, or null) is let go either way.
+/// `rec` (the mapping `data` lies in, or null) is let go either way; a dma-buf's copy is read between
+/// its host-access bracket (DMA_BUF_IOCTL_SYNC).
 Result<Buffer> copy_in(const Context& ctx, const void* data, std::size_t bytes, MemFlags flags,
                        FdRecord* rec) noexcept {
+  const bool sync = rec != nullptr && rec->host_access != nullptr;
+  if (sync) rec->host_access(rec, true, Access::read);
   auto b = Buffer::from_host(ctx, data, bytes, Storage::device, flags);
+  if (sync) rec->host_access(rec, false, Access::read);
   if (rec != nullptr) rec->release(rec);
   if (!b) return b;
   auto marker = detail::adopt_fd_record(-1);
   if (!marker) return fail(marker.error());
   (*marker)->path = ImportPath::copy;
+  (*marker)->read_only = read_only_import(flags);
   detail::node_of(*b)->external = *marker;
   return b;
 }
@@ -104,6 +119,7 @@ Result<Buffer> driver_import(const Context& ctx, ContextNode* cn, const External
     }
     rec->path = path;
     rec->bracketed = path == ImportPath::khr_dma_buf || path == ImportPath::khr_opaque_fd;
+    rec->read_only = read_only_import(flags);
     rec->fd_offset = m.offset;
     (*node)->external = rec;
     return detail::HandleAccess::buffer(*node);
@@ -117,11 +133,13 @@ Result<Buffer> driver_import(const Context& ctx, ContextNode* cn, const External
 /// owns (consumed, also on failure).
 Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMemory& m, detail::FdKind kind,
                           const ImportOptions& o, FdRecord* rec) noexcept {
-  auto data = detail::map_fd(rec, m.offset, m.bytes, false);
+  const bool read_only = read_only_import(o.flags);  // mapped PROT_READ: nothing may write it
+  auto data = detail::map_fd(rec, m.offset, m.bytes, read_only);
   if (!data) {
     rec->release(rec);
     return fail(data.error());
   }
+  rec->host_access = detail::host_access_for(m, kind);
   if (!use_host_aligned(cn, *data)) {
     if (o.allow_copy) return copy_in(ctx, *data, m.bytes, o.flags, rec);
     rec->release(rec);
@@ -129,7 +147,7 @@ Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMem
   }
   rec->path = ImportPath::mmap_host_ptr;
   rec->fd_offset = m.offset;
-  if (kind == detail::FdKind::dma_buf) rec->host_access = detail::dma_buf_host_access;
+  rec->read_only = read_only;
   if (m.type == HandleType::memfd) rec->sealed = detail::fd_sealed(rec->fd);  // (a dma-buf is not re-exported)
   if (rec->sealed) rec->identity = detail::random_identity();
   return wrap_owning(ctx, *data, m.bytes, o.flags, rec);
@@ -148,6 +166,7 @@ Result<Buffer> Buffer::import(const Context& ctx, const ExternalMemory& m, const
       }
       EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(-1));
       rec->path = ImportPath::host_ptr;
+      rec->read_only = read_only_import(o.flags);
       return wrap_owning(ctx, static_cast<std::byte*>(m.host), m.bytes, o.flags, rec);
     }
     case HandleType::dma_buf:
@@ -156,6 +175,8 @@ Result<Buffer> Buffer::import(const Context& ctx, const ExternalMemory& m, const
     default: return fail(Errc::invalid_argument, "unknown HandleType");
   }
   EDGEMEM_TRY_ASSIGN(const detail::FdKind kind, detail::check_fd_memory(m, o.require_sealed));
+  if (kind != detail::FdKind::opaque && !read_only_import(o.flags) && detail::fd_read_only(m.fd))
+    return fail(Errc::access_denied, kReadOnlyFd);
   if (kind != detail::FdKind::sealed_file) {  // a real dma-buf or an opaque fd: the driver's paths first
     auto driver = driver_import<Backend>(ctx, cn, m, o.flags);
     if (driver || driver.error().code != Errc::unsupported) return driver;
@@ -175,6 +196,7 @@ Result<Buffer> Buffer::import(const Context& ctx, IpcHandle&& handle, MemFlags f
     if (desc.has_uuid != 0 && cn->info.has_uuid && std::memcmp(desc.uuid, cn->info.uuid, sizeof desc.uuid) != 0)
       return fail(Errc::invalid_argument, "the handle was exported by another device (uuid)");
     EDGEMEM_TRY(detail::check_fd_memory(ExternalMemory::memfd(fd, desc.offset, desc.bytes), true));  // sealed_file
+    if (!read_only_import(flags) && detail::fd_read_only(fd)) return fail(Errc::access_denied, kReadOnlyFd);
     return cn;
   }();
   if (!checked) {
@@ -188,16 +210,21 @@ Result<Buffer> Buffer::import(const Context& ctx, IpcHandle&& handle, MemFlags f
                     o, rec);
 }
 
-Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, MemFlags flags) noexcept {
+Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, MemFlags flags,
+                                         PeerAccess peer) noexcept {
   EDGEMEM_TRY_ASSIGN(ContextNode* cn, check_new_root(ctx, bytes, flags));
+  if (peer != PeerAccess::read_write && peer != PeerAccess::read_only)
+    return fail(Errc::invalid_argument, "unknown PeerAccess");
   if (!cn->info.caps.unified_memory)
     return fail(Errc::unsupported, "exportable memory needs a unified-memory device (DeviceInfo::caps)");
   EDGEMEM_TRY_ASSIGN(const int fd, detail::make_sealed_memfd(bytes));
   EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(fd));
   auto data = detail::map_fd(rec, 0, bytes, false);
-  if (!data) {
+  // Sealed only now: F_SEAL_FUTURE_WRITE leaves this (earlier) mapping writable and no later one.
+  auto sealed = data ? detail::finish_sealing(fd, peer == PeerAccess::read_only) : Result<void>{};
+  if (!data || !sealed) {
     rec->release(rec);
-    return fail(data.error());
+    return fail(!data ? data.error() : sealed.error());
   }
   rec->sealed = true;
   rec->identity = detail::random_identity();
@@ -211,12 +238,26 @@ ImportPath Buffer::import_path() const noexcept {
 
 Result<IpcHandle> Buffer::export_handle() const noexcept {
   if (node_ == nullptr) return fail(Errc::released, "buffer is released");
-  const detail::ExternalRef* rec = node_->root->external;
+  const MemNode* root = node_->root;
+  const detail::ExternalRef* rec = root->external;
   if (rec == nullptr || !rec->sealed || rec->fd < 0)
     return fail(Errc::unsupported, "only memory made by create_exportable() or a sealed memfd import is exported");
+  // The peer gets the file, not a range of it: export only what it may reach in full (issue #29.6).
+  if (node_->origin != 0 || node_->bytes != root->bytes)
+    return fail(Errc::access_denied,
+                "a view is not exported: the peer would receive its whole allocation (export a buffer of its own)");
+  // create_exportable's memfd is the buffer and its zero padding to the next page; an import's is the
+  // caller's file, which must be exactly the buffer.
+  const std::size_t page = detail::page_bytes();
+  const std::uint64_t limit = rec->path == ImportPath::none ? (root->bytes + page - 1) / page * page : root->bytes;
+  if (rec->fd_offset != 0 || detail::fd_size(rec->fd) > limit)
+    return fail(Errc::access_denied, "the memfd holds bytes beyond this buffer's: the peer would receive them too");
+  if (rec->read_only && !detail::fd_write_sealed(rec->fd))
+    return fail(Errc::access_denied,
+                "a read-only import of writable memory is not exported: the peer could write it (only a write-sealed memfd)");
   const ContextNode* cn = node_->ctx;
   IpcDescriptor desc;
-  desc.offset = rec->fd_offset + node_->origin;
+  desc.offset = 0;
   desc.bytes = node_->bytes;
   desc.has_uuid = cn->info.has_uuid ? 1 : 0;
   std::memcpy(desc.uuid, cn->info.uuid, sizeof desc.uuid);

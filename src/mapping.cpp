@@ -200,6 +200,7 @@ Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, A
   if (offset % elem_align != 0 || bytes % elem_size != 0)
     return fail(Errc::misaligned, "map offset/size do not fit the element type");
   EDGEMEM_TRY(detail::check_host_access(n->flags, access == Access::read, access != Access::read));
+  if (access != Access::read) EDGEMEM_TRY(detail::check_writable(n));
   EDGEMEM_TRY_ASSIGN(const Reserved r,
                      reserve_slot(n, ByteRange{n->origin + offset, n->origin + offset + bytes}, access, node_->serial));
   detail::MapSlot& slot = n->maps->slot[r.slot];
@@ -236,6 +237,7 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
     return fail(Errc::invalid_argument, "unknown access");
   EDGEMEM_TRY(detail::check_image_region(n, region));
   EDGEMEM_TRY(detail::check_host_access(n->flags, access == Access::read, access != Access::read));
+  if (access != Access::read) EDGEMEM_TRY(detail::check_writable(n));
   const ByteRange span = detail::image_span(n, region);
   EDGEMEM_TRY_ASSIGN(const Reserved r,
                      reserve_slot(n, ByteRange{n->origin + span.begin, n->origin + span.end}, access, node_->serial));

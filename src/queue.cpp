@@ -38,6 +38,7 @@ Result<void> enqueue_write(QueueNode* q, Buffer& dst, std::size_t offset, const 
   if (host_in_svm(src, bytes, n))
     return fail(Errc::overlap, "write source lies in the shared virtual memory it writes (use copy)");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
+  EDGEMEM_TRY(detail::check_writable(n));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::CommandEvents& s) {
     if (detail::is_svm(n)) return Backend::svm_memcpy(q->native, detail::svm_at(n, offset), detail::host_at(src), bytes, s);
@@ -78,6 +79,7 @@ Result<void> enqueue_fill(QueueNode* q, Buffer& dst, std::size_t offset, std::si
   if (detail::host_overlap(pattern, pattern_bytes, n, ByteRange{offset, offset + bytes}))
     return fail(Errc::overlap, "fill pattern lies in the caller memory the buffer wraps, in the filled range");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
+  EDGEMEM_TRY(detail::check_writable(n));
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{offset, offset + bytes}, true));
   return detail::submit(q, waits, out, {n, ByteRange{offset, offset + bytes}, true}, [&](const Backend::CommandEvents& s) {
     if (detail::is_svm(n))
@@ -98,6 +100,7 @@ Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::siz
     return fail(Errc::overlap, "copy source and destination overlap");
   if (detail::wrapped_overlap(s, ByteRange{src_offset, src_offset + bytes}, d, ByteRange{dst_offset, dst_offset + bytes}))
     return fail(Errc::overlap, "copy source and destination wrap overlapping caller memory");
+  EDGEMEM_TRY(detail::check_writable(d));
   EDGEMEM_TRY(detail::check_not_mapped(s, ByteRange{src_offset, src_offset + bytes}, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, ByteRange{dst_offset, dst_offset + bytes}, true));
   const detail::MemUse reads{s, ByteRange{src_offset, src_offset + bytes}, false};
@@ -122,6 +125,7 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
   if (to != Migration::to_device && to != Migration::to_host && to != Migration::to_device_discard)
     return fail(Errc::invalid_argument, "unknown migration target");
   if (!n->ctx->info.caps.migration) return fail(Errc::unsupported, "the device cannot migrate memory (DeviceInfo::caps)");
+  if (to != Migration::to_device) EDGEMEM_TRY(detail::check_writable(n));  // to the host: a copy back into it
   EDGEMEM_TRY(detail::check_not_mapped(n, ByteRange{0, n->bytes}, true));
   if (detail::is_svm(n)) {  // (clEnqueueSVMMigrateMem moves any range: no sub-object needed)
     if (!n->ctx->info.caps.svm_migration)

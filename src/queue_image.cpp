@@ -34,6 +34,7 @@ Result<void> enqueue_host_transfer(QueueNode* q, const Image& img, const ImageRe
   if (detail::host_in_wrapped_memory(host, needed, n))
     return fail(Errc::overlap, "host memory lies in the caller memory the image's buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, !writes_image, writes_image));
+  if (writes_image) EDGEMEM_TRY(detail::check_writable(n));
   const ByteRange span = detail::image_span(n, r);
   EDGEMEM_TRY(detail::check_not_mapped(n, span, writes_image));
   return detail::submit(q, waits, out, {n, span, writes_image}, [&](const Backend::CommandEvents& s) -> Result<void> {
@@ -65,6 +66,7 @@ Result<void> enqueue_copy_image(QueueNode* q, const Image& src, Image& dst, Imag
                               : s->root == d->root && detail::intersects(ByteRange{s->origin + ss.begin, s->origin + ss.end},
                                                                          ByteRange{d->origin + ds.begin, d->origin + ds.end});
   if (overlap) return fail(Errc::overlap, "copy source and destination regions overlap");
+  EDGEMEM_TRY(detail::check_writable(d));
   EDGEMEM_TRY(detail::check_not_mapped(s, ss, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, ds, true));
   return detail::submit(q, waits, out, {s, ss, false}, {d, ds, true}, [&](const Backend::CommandEvents& ev) -> Result<void> {
@@ -84,6 +86,7 @@ Result<void> enqueue_fill_image(QueueNode* q, Image& dst, const Color& color, co
     return fail(Errc::invalid_argument, "fill color kind does not match the image's channel type");
   EDGEMEM_TRY(detail::check_image_region(n, r));
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
+  EDGEMEM_TRY(detail::check_writable(n));
   const ByteRange span = detail::image_span(n, r);
   EDGEMEM_TRY(detail::check_not_mapped(n, span, true));
   unsigned char pixel[16];
@@ -116,6 +119,8 @@ Result<void> enqueue_image_buffer(QueueNode* q, const Image& img, const ImageReg
   if (n->root == b->root && detail::intersects(ByteRange{n->origin + span.begin, n->origin + span.end},
                                                ByteRange{b->origin + offset, b->origin + offset + bytes}))
     return fail(Errc::overlap, "the buffer's bytes and the image's region overlap");
+  if (to_buffer) EDGEMEM_TRY(detail::check_writable(b));
+  else EDGEMEM_TRY(detail::check_writable(n));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, !to_buffer));
   EDGEMEM_TRY(detail::check_not_mapped(b, range, to_buffer));
   const detail::MemUse image_use{n, span, !to_buffer}, buffer_use{b, range, to_buffer};

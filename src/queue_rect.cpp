@@ -44,6 +44,7 @@ Result<void> enqueue_write_rect(QueueNode* q, Buffer& dst, const Rect& rect, con
   if (detail::host_in_wrapped_memory(static_cast<const std::byte*>(src) + host_span.begin, host_span.end - host_span.begin, n))
     return fail(Errc::overlap, "write_rect source lies in the caller memory the buffer wraps");
   EDGEMEM_TRY(detail::check_host_access(n->flags, false, true));
+  EDGEMEM_TRY(detail::check_writable(n));
   EDGEMEM_TRY(detail::check_not_mapped(n, span, true));
   return detail::submit(q, waits, out, {n, span, true}, [&](const Backend::CommandEvents& s) {
     return Backend::write_rect(q->native, n->root->native, on_root(r, n->origin), src, s);
@@ -82,6 +83,7 @@ Result<void> enqueue_copy_rect(QueueNode* q, const Buffer& src, Buffer& dst, con
       detail::rects_overlap(reinterpret_cast<std::uintptr_t>(s->root->host) + s->origin, r.src,
                             reinterpret_cast<std::uintptr_t>(d->root->host) + d->origin, r.dst, r.region))
     return fail(Errc::overlap, "copy_rect source and destination wrap overlapping caller memory");
+  EDGEMEM_TRY(detail::check_writable(d));
   EDGEMEM_TRY(detail::check_not_mapped(s, src_span, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, dst_span, true));
   return detail::submit(q, waits, out, {s, src_span, false}, {d, dst_span, true}, [&](const Backend::CommandEvents& sy) {

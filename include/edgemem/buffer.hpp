@@ -62,7 +62,13 @@ class Buffer : public detail::Handle<detail::MemNode> {
 
   /// Imports foreign memory zero-copy (external.hpp: the paths tried, in order, and when it copies).
   /// The buffer keeps a duplicate of the fd and its mapping until its last view goes (then it first
-  /// waits for the queued commands that still reach the memory); import_path() says how it was reached. Errc: released (ctx), invalid_argument (bytes == 0, fd < 0 or closed, an
+  /// waits for the queued commands that still reach the memory); import_path() says how it was reached.
+  /// With MemFlags::read_only in options.flags the import is read-only memory: an fd is mapped PROT_READ
+  /// (so an O_RDONLY fd or a memfd sealed F_SEAL_WRITE / F_SEAL_FUTURE_WRITE imports), and every write
+  /// to it or its views (write, fill, copy or copy_rect into it, write_rect, image writes, a map for
+  /// writing, migrate other than to_device) is Errc::access_denied, on every path (a copy too).
+  /// Errc: released (ctx), access_denied (an fd that cannot be mapped writable, imported without
+  /// MemFlags::read_only), invalid_argument (bytes == 0, fd < 0 or closed, an
   /// fd of the wrong kind (a memfd that is not a regular file; a dma-buf that is neither a real dma-buf
   /// nor a memfd sealed against shrinking; a pipe, socket or directory), null host pointer, unknown
   /// HandleType, bad flags, a memfd not sealed against shrinking (F_SEAL_SHRINK) or, with
@@ -77,20 +83,26 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// Imports exported memory from another process (cuda.core's Buffer.from_ipc_descriptor), consuming
   /// `handle`: its fd moves into the buffer (on failure too, `handle` is left empty, so a handle is used
   /// once). The memory must be a memfd sealed against shrinking and growing (seals read before the
-  /// size). Errc: released (ctx, or an empty or already used handle), invalid_argument (another device's
-  /// uuid, a memfd without F_SEAL_SHRINK or F_SEAL_GROW, bad flags), and those of
-  /// import(ctx, ExternalMemory).
+  /// size). With MemFlags::read_only in `flags` it is mapped PROT_READ and is read-only memory, as
+  /// import(ctx, ExternalMemory) says. Errc: released (ctx, or an empty or already used handle),
+  /// access_denied (a read-only export, PeerAccess::read_only, imported without MemFlags::read_only),
+  /// invalid_argument (another device's uuid, a memfd without F_SEAL_SHRINK or F_SEAL_GROW, bad flags),
+  /// and those of import(ctx, ExternalMemory).
   [[nodiscard]] static Result<Buffer> import(const Context& ctx, IpcHandle&& handle,
                                              MemFlags flags = MemFlags::read_write) noexcept;
   /// Allocates `bytes` bytes that export_handle() can hand to another process: a sealed memfd mapped
   /// and used zero-copy (CL_MEM_USE_HOST_PTR), its pages reserved at once (fallocate: out_of_host_memory
   /// here rather than a fault at the first write). On the host backend and unified-memory devices only.
-  /// Errc: released (ctx), invalid_argument (bytes == 0, bad flags), out_of_range (bytes >
-  /// info().max_alloc_bytes), unsupported (a device without unified memory, or no memfd on this
-  /// system), out_of_host_memory, out_of_device_memory, backend_failure (memfd_create, ftruncate,
-  /// fcntl or mmap failed; Error::native is errno).
+  /// `peer` fixes what every process it is exported to may do: PeerAccess::read_only seals it
+  /// F_SEAL_FUTURE_WRITE after this process mapped it (this buffer stays writable; no peer can write
+  /// it). Errc: released (ctx), invalid_argument (bytes == 0, bad flags, unknown PeerAccess),
+  /// out_of_range (bytes > info().max_alloc_bytes), unsupported (a device without unified memory, no
+  /// memfd on this system, or PeerAccess::read_only on a kernel before 5.1), out_of_host_memory,
+  /// out_of_device_memory, backend_failure (memfd_create, ftruncate, fcntl or mmap failed;
+  /// Error::native is errno).
   [[nodiscard]] static Result<Buffer> create_exportable(const Context& ctx, std::size_t bytes,
-                                                        MemFlags flags = MemFlags::read_write) noexcept;
+                                                        MemFlags flags = MemFlags::read_write,
+                                                        PeerAccess peer = PeerAccess::read_write) noexcept;
 
   /// An empty (released) buffer.
   Buffer() noexcept = default;
@@ -137,9 +149,13 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// released.
   [[nodiscard]] ImportPath import_path() const noexcept;
   /// A handle to this buffer's bytes for another process (cuda.core's get_ipc_descriptor): a
-  /// duplicate of the root's sealed memfd, this view's offset and size, and the device's uuid.
-  /// For buffers made by create_exportable() or imported from an IpcHandle or a sealed memfd.
-  /// Errc: released, unsupported (the memory is not a sealed memfd), backend_failure (dup failed;
+  /// duplicate of the root's sealed memfd, its size, and the device's uuid. The peer receives the whole
+  /// file, so only a buffer that is all of it is exported (its bytes, and the zero padding to the next
+  /// page of create_exportable): not a view of part of a buffer, a pool block or heap run (export the
+  /// pool), nor an import of part of a memfd. For buffers made by create_exportable() or imported from
+  /// an IpcHandle or a sealed memfd. Errc: released, unsupported (the memory is not a sealed memfd),
+  /// access_denied (a view of part of its root; an import of part of a memfd; a read-only import of a
+  /// memfd not sealed against writes, which the peer could write), backend_failure (dup failed;
   /// Error::native is errno).
   [[nodiscard]] Result<IpcHandle> export_handle() const noexcept;
   /// Native handle (cl_mem on OpenCL; the bytes on the host backend) for interop, e.g. kernel arguments.

@@ -46,6 +46,8 @@ inline constexpr int dlpack_max_ndim = 8;
 /// The tensor holds one reference to the memory (see the lifetime rules above); a pool block or heap
 /// run goes back to its owner only after the deleter ran. A host_read_only buffer is exported, but
 /// DLPack 0.6 cannot mark the tensor read-only (the consumer could write: to_dlpack_versioned can).
+/// Read-only imported memory (Buffer::import with MemFlags::read_only) is mapped PROT_READ: a consumer
+/// writing through a DLPack 0.6 tensor of it faults; to_dlpack_versioned marks it read-only.
 /// Errc: released (buf), invalid_argument (ndim < 0 or > dlpack_max_ndim, shape == nullptr with
 /// ndim > 0, a negative extent, dtype bits not a positive multiple of 8, lanes != 1), out_of_range
 /// (an element past buf.size(), or an extent, stride or offset whose byte count overflows),

@@ -12,6 +12,7 @@
 #include <edgemem/event.hpp>
 #include <edgemem/external.hpp>
 #include <edgemem/fixed_pool.hpp>
+#include <edgemem/dma_buf_observer.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/frame_ring.hpp>
 #include <edgemem/heap.hpp>

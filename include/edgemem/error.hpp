@@ -20,8 +20,9 @@ enum class Errc : std::uint8_t {
   backend_failure,       ///< the backend failed in a way not covered above; see Error::native
   /// the buffer's host-access flags forbid this host access: a write, fill, map for writing or
   /// write_rect of a host_read_only or host_no_access buffer, a read, map for reading or read_rect of a
-  /// host_write_only or host_no_access one (OpenCL's CL_INVALID_OPERATION for these). Last, so the
-  /// values above keep their numbers.
+  /// host_write_only or host_no_access one (OpenCL's CL_INVALID_OPERATION for these); any write to
+  /// read-only imported memory (MemFlags::read_only imports); an export that would give a peer more
+  /// than the buffer (a view). Last, so the values above keep their numbers.
   access_denied,
 };
 

@@ -22,6 +22,16 @@ enum class ExportKind : std::uint16_t {
   pool = 2,    ///< a whole FixedPool or FrameRing (export_handle()): attach with ImportedPool::attach
 };
 
+/// What a peer may do with exportable memory (Buffer::create_exportable), fixed when it is made.
+enum class PeerAccess : std::uint8_t {
+  read_write = 0,  ///< a peer may read and write it (its import may be read-write)
+  /// a peer may only read it: the memfd is sealed F_SEAL_FUTURE_WRITE once the producer has mapped it,
+  /// so no fd of it (also one a peer reopens through /proc/<pid>/fd) can write() it or map it writable;
+  /// a peer must import it with MemFlags::read_only (else Errc::access_denied). The producer keeps
+  /// writing through its own mapping.
+  read_only = 1,
+};
+
 /// What crosses the process boundary besides the fd (sent as plain bytes by IpcHandle::send).
 struct IpcDescriptor {
   static constexpr std::uint32_t kMagic = 0x4d4d4445u;  ///< "EDMM"

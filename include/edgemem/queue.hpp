@@ -112,7 +112,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// Writes `bytes` bytes from `src` to `dst` at `offset`. Errc: released, invalid_argument
   /// (src null, bytes 0, other context), out_of_range, overlap (`src` shares a byte with the caller
   /// memory a Buffer::wrap `dst` uses, anywhere in it, or lies in an SVM `dst`'s allocation: use copy()),
-  /// access_denied (dst host_read_only or host_no_access), busy.
+  /// access_denied (dst host_read_only or host_no_access, or read-only imported memory: Buffer::import
+  /// with MemFlags::read_only), busy.
   [[nodiscard]] Result<void> write(Buffer& dst, std::size_t offset, const void* src, std::size_t bytes) noexcept;
   /// Async write(); `src` must stay valid until the event completes. Errc: as write(), plus the wait
   /// list's (file comment).
@@ -134,7 +135,7 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// bytes 0, other context), out_of_range, misaligned (offset or bytes not a multiple of
   /// pattern_bytes), overlap (the pattern's bytes lie in the caller memory a Buffer::wrap `dst` uses,
   /// at the bytes filled), access_denied (dst host_read_only or host_no_access: a fill counts as a host
-  /// write), busy, unsupported (pattern_bytes above info().caps.max_fill_pattern_bytes).
+  /// write; or read-only imported memory), busy, unsupported (pattern_bytes above info().caps.max_fill_pattern_bytes).
   [[nodiscard]] Result<void> fill(Buffer& dst, std::size_t offset, std::size_t bytes, const void* pattern,
                                   std::size_t pattern_bytes) noexcept;
   /// Async fill(). Errc: as fill(), plus the wait list's (file comment).
@@ -143,7 +144,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
 
   /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Errc: released,
   /// invalid_argument (bytes 0, other context), out_of_range, overlap (ranges overlap within one root
-  /// buffer or SVM allocation, or two Buffer::wrap buffers over overlapping caller memory), busy;
+  /// buffer or SVM allocation, or two Buffer::wrap buffers over overlapping caller memory), access_denied
+  /// (dst is read-only imported memory: Buffer::import with MemFlags::read_only), busy;
   /// between SVM and a buffer also out_of_device_memory, backend_failure (the buffer object made over
   /// the SVM for the command).
   [[nodiscard]] Result<void> copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
@@ -156,8 +158,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// invalid_argument (src null, a region extent 0, a pitch smaller than its row/slice, slice pitch not
   /// a multiple of row pitch, other context), out_of_range (region past the buffer or past `src_bytes`,
   /// overflow included), overlap (the host side's bytes, from its first to its last, share a byte with
-  /// the caller memory a Buffer::wrap `dst` uses), access_denied (dst host_read_only or host_no_access),
-  /// busy, unsupported (shared virtual memory: svm.hpp).
+  /// the caller memory a Buffer::wrap `dst` uses), access_denied (dst host_read_only or host_no_access,
+  /// or read-only imported memory), busy, unsupported (shared virtual memory: svm.hpp).
   [[nodiscard]] Result<void> write_rect(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes) noexcept;
   /// Async write_rect(). Errc: as write_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> write_rect_async(Buffer& dst, const Rect& rect, const void* src, std::size_t src_bytes,
@@ -170,7 +172,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   [[nodiscard]] Result<Event> read_rect_async(const Buffer& src, const Rect& rect, void* dst, std::size_t dst_bytes,
                                               WaitList waits = {}) noexcept;
   /// Copies a rectangular region between buffers (host-access flags do not apply: it runs on the
-  /// device). Errc: as write_rect() for each side (its host overlap and access_denied aside), plus overlap
+  /// device). Errc: as write_rect() for each side (its host overlap and host-flag access_denied aside;
+  /// access_denied still for a read-only imported `dst`), plus overlap
   /// (the two regions share a byte of one root buffer, or of the caller memory two wrapped buffers use).
   [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
   /// Async copy_rect(). Errc: as copy_rect(), plus the wait list's (file comment).
@@ -181,7 +184,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// A sub-buffer migrates through its native sub-object (made on first use), leaving the rest of its root;
   /// SVM migrates its own bytes (clEnqueueSVMMigrateMem). Errc: released, invalid_argument (other
   /// context, unknown Migration), busy (mapped), unsupported (!info().caps.migration; for SVM
-  /// !info().caps.svm_migration), out_of_host_memory.
+  /// !info().caps.svm_migration), access_denied (to_host or to_device_discard of read-only imported
+  /// memory), out_of_host_memory.
   [[nodiscard]] Result<void> migrate(Buffer& buf, Migration to) noexcept;
   /// Async migrate(). Errc: as migrate(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> migrate_async(Buffer& buf, Migration to, WaitList waits = {}) noexcept;
@@ -190,7 +194,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// Errc: released, invalid_argument (bytes 0, other context, unknown Access value), out_of_range,
   /// misaligned (offset not a multiple of alignof(T) or bytes not a multiple of sizeof(T)), access_denied
   /// (Access::read of a host_write_only or host_no_access buffer; write or write_discard of a
-  /// host_read_only or host_no_access one), busy (conflicting mapping), exhausted (the handle already
+  /// host_read_only or host_no_access one, or of read-only imported memory), busy (conflicting mapping),
+  /// exhausted (the handle already
   /// holds max_mappings_per_buffer mappings), out_of_host_memory (the handle's mapping slots, made on
   /// its first map), backend_failure.
   template <class T = std::byte>
@@ -229,7 +234,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// Writes `region` of `dst` from host memory `src` (`src_bytes` long, laid out with `pitch`).
   /// Errc: invalid_argument (src null, a region extent 0, a bad pitch: see HostPitch), out_of_range
   /// (region past the image, or the layout past src_bytes), overlap (src in the caller memory a wrapped
-  /// buffer under a view uses), access_denied (host_read_only or host_no_access), busy.
+  /// buffer under a view uses), access_denied (host_read_only or host_no_access, or a view of read-only
+  /// imported memory), busy.
   [[nodiscard]] Result<void> write_image(Image& dst, const ImageRegion& region, const void* src, std::size_t src_bytes,
                                          HostPitch pitch = {}) noexcept;
   /// Async write_image(); `src` must stay valid until the event completes. Errc: as write_image(), plus the wait list's.
@@ -244,7 +250,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
                                                std::size_t dst_bytes, HostPitch pitch = {}, WaitList waits = {}) noexcept;
   /// Copies `dst_region.extent` pixels from `src` at `src_origin` to `dst_region` of `dst`. Errc:
   /// invalid_argument (formats differ, an extent 0), out_of_range (either region past its image),
-  /// overlap (the regions share pixels of one image, or bytes of one buffer under two views), busy.
+  /// overlap (the regions share pixels of one image, or bytes of one buffer under two views),
+  /// access_denied (dst views read-only imported memory), busy.
   [[nodiscard]] Result<void> copy_image(const Image& src, Image& dst, ImageOrigin src_origin,
                                         const ImageRegion& dst_region) noexcept;
   /// Async copy_image(). Errc: as copy_image(), plus the wait list's.
@@ -253,7 +260,7 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// Fills `region` of `dst` with `color` (its kind must be the format's: Color::floats for normalised
   /// and float formats, ints / uints for the integer ones), converted by OpenCL's rules (pixel.hpp).
   /// Errc: invalid_argument (color kind, an extent 0), out_of_range, access_denied (host_read_only or
-  /// host_no_access: a fill counts as a host write, as for buffers), busy.
+  /// host_no_access: a fill counts as a host write, as for buffers; or read-only imported memory), busy.
   [[nodiscard]] Result<void> fill_image(Image& dst, const Color& color, const ImageRegion& region) noexcept;
   /// Async fill_image(). Errc: as fill_image(), plus the wait list's.
   [[nodiscard]] Result<Event> fill_image_async(Image& dst, const Color& color, const ImageRegion& region,
@@ -261,7 +268,8 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// Copies `region` of `src` to `dst` at byte `dst_offset`, pixels tightly packed (row after row,
   /// slice after slice). Errc: invalid_argument (an extent 0), out_of_range (region past the image or
   /// the bytes past the buffer), overlap (the buffer's bytes and the image's share a root: a view of
-  /// it), busy, unsupported (`dst` is shared virtual memory).
+  /// it), access_denied (the written side is read-only imported memory), busy, unsupported (`dst` is
+  /// shared virtual memory).
   [[nodiscard]] Result<void> copy_image_to_buffer(const Image& src, const ImageRegion& region, Buffer& dst,
                                                   std::size_t dst_offset) noexcept;
   /// Async copy_image_to_buffer(). Errc: as copy_image_to_buffer(), plus the wait list's.

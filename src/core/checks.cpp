@@ -117,6 +117,13 @@ Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes
   return {};
 }
 
+Result<void> check_writable(const MemNode* n) noexcept {
+  const ExternalRef* ext = n->root->external;
+  if (ext != nullptr && ext->read_only)
+    return fail(Errc::access_denied, "the memory was imported read-only (MemFlags::read_only): nothing may write it");
+  return {};
+}
+
 bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept {
   for (const MemNode* n = root->mapped_head; n != nullptr; n = n->maps->next) {
     for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {

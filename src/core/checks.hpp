@@ -39,6 +39,10 @@ bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, co
 /// access_denied when the buffer's host-access flags forbid the host reading/writing it.
 Result<void> check_host_access(MemFlags flags, bool host_reads, bool host_writes) noexcept;
 
+/// access_denied when `n`'s root is read-only memory (an import with MemFlags::read_only: mapped
+/// PROT_READ), which no command, fill, copy or map may write.
+Result<void> check_writable(const MemNode* n) noexcept;
+
 /// busy when [range) of `node` (node-relative) conflicts with an open mapping of its root (with every
 /// byte its native mapping, which a group of read mappings shares, still maps): any overlap when
 /// `writes`, overlap with a write/write_discard mapping otherwise.

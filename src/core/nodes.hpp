@@ -128,6 +128,9 @@ struct ExternalRef {
   int fd = -1;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or -1
   std::size_t fd_offset = 0;           ///< where the root's bytes start in `fd`
   bool sealed = false;                 ///< `fd` is a memfd no peer can resize (export_handle() may share it)
+  /// Imported with MemFlags::read_only: the memory is mapped PROT_READ (or is a copy standing for such
+  /// memory), so nothing edgemem does may write it; every write through the API is access_denied.
+  bool read_only = false;
   /// A random number drawn when the root was made over a sealed memfd (create_exportable, a sealed
   /// import): a pool over it exports it as its IpcDescriptor::pool_id and in every BlockDescriptor, so
   /// two pools in one file are told apart; 0 for other roots.

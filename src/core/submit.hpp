@@ -8,6 +8,7 @@
 
 #include "core/checks.hpp"
 #include "core/external_bracket.hpp"
+#include "core/host_sync.hpp"
 #include "core/nodes.hpp"
 #include "core/ordering.hpp"
 #include "core/wait_list.hpp"
@@ -33,7 +34,9 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
 /// entries on its roots go (docs/ordering.md). A wait list longer than wait_chunk_events is folded into
 /// markers on `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver
 /// imported through cl_khr_external_memory runs between external_acquire and external_release
-/// (external_bracket.hpp; the out-event is the release's). Errc: released / invalid_argument (wait
+/// (external_bracket.hpp; the out-event is the release's). With `bracket`, a command on an mmap'ed dma-buf import runs
+/// between DMA_BUF_SYNC_START and _END (host_sync.hpp), and so waits for its queue before returning
+/// (also an async one: its Event is complete). Errc: released / invalid_argument (wait
 /// list), those of Backend::marker (folding the wait list), of the bracket, or the command's own; for a
 /// blocking command still running, those of Backend::queue_finish (record_marker). A marker ordering
 /// needs and the driver refuses becomes a host wait, counted in Context::unreported_errors().
@@ -46,9 +49,23 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
   Backend::CommandEvents sync;
   sync.out = out != nullptr ? &produced : nullptr;
   FoldedWaits folded;  // declared before the command runs, released after it is enqueued
-  auto run = [&]() -> Result<void> {
+  // (Without `bracket`, an unmap: unmap_native ends the CPU's access its map started.)
+  const HostSync cpu(bracket ? a : MemUse{}, bracket ? b : MemUse{});
+  auto enqueue = [&]() -> Result<void> {
     if constexpr (bracket) return run_bracketed(q->native, a.node, b.node, sync, command);
     else return command(sync);
+  };
+  auto run = [&]() -> Result<void> {
+    if (!cpu.active()) return enqueue();  // the hot path
+    cpu.start();
+    auto ran = enqueue();
+    if (ran && (out != nullptr || (sync.still_running != nullptr && *sync.still_running))) {
+      // The CPU's access ends only once the command has touched the pages: wait for it here.
+      auto finished = Backend::queue_finish(q->native);
+      if (!finished) report_dropped(q->ctx, finished.error());
+    }
+    cpu.end();
+    return ran;
   };
   if constexpr (tracks_pending) {
     OrderWaits order;

@@ -7,6 +7,9 @@
 #include <cstring>
 #include <new>
 
+#include <edgemem/config.hpp>
+#include <edgemem/dma_buf_observer.hpp>
+
 #if defined(__linux__)
 #include <fcntl.h>
 #include <linux/dma-buf.h>
@@ -33,9 +36,39 @@ constexpr unsigned long kHugetlbfsMagic = 0x958458f6;  // HUGETLBFS_MAGIC
 
 Error os_error(const char* message) noexcept { return Error{Errc::backend_failure, errno, message}; }
 
-std::size_t page_bytes() noexcept {
-  const long p = sysconf(_SC_PAGESIZE);
-  return p > 0 ? static_cast<std::size_t>(p) : 4096;
+#if EDGEMEM_LIVE_COUNTERS
+std::atomic<DmaBufSyncObserver> g_sync_observer{nullptr};
+std::atomic<void*> g_sync_user{nullptr};
+#endif
+
+/// Tells the installed DmaBufSyncObserver (test builds) of one sync of `fd`.
+void notify_sync(int fd, std::uint64_t flags) noexcept {
+#if EDGEMEM_LIVE_COUNTERS
+  if (const DmaBufSyncObserver o = g_sync_observer.load(std::memory_order_acquire))
+    o(g_sync_user.load(std::memory_order_acquire), fd, flags);
+#else
+  (void)fd, (void)flags;
+#endif
+}
+
+std::uint64_t sync_flags(bool start, Access access) noexcept {
+  return (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) | (access == Access::read ? DMA_BUF_SYNC_READ : DMA_BUF_SYNC_RW);
+}
+
+/// DMA_BUF_IOCTL_SYNC around host access to a real dma-buf (errors are ignored: nothing to do about one).
+void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept {
+  dma_buf_sync sync{};
+  sync.flags = sync_flags(start, access);
+  int rc;
+  do {
+    rc = ioctl(self->fd, DMA_BUF_IOCTL_SYNC, &sync);
+  } while (rc != 0 && (errno == EINTR || errno == EAGAIN));
+  notify_sync(self->fd, sync.flags);
+}
+
+/// The bracket of a memfd stand-in imported while an observer is installed: the observer only.
+void observed_host_access(ExternalRef* self, bool start, Access access) noexcept {
+  notify_sync(self->fd, sync_flags(start, access));
 }
 
 void release_record(ExternalRef* self) noexcept {
@@ -57,6 +90,21 @@ Result<FdRecord*> new_record(int owned_fd) noexcept {
 }
 
 }  // namespace
+
+std::size_t page_bytes() noexcept {
+  const long p = sysconf(_SC_PAGESIZE);
+  return p > 0 ? static_cast<std::size_t>(p) : 4096;
+}
+
+HostAccessFn host_access_for(const ExternalMemory& m, FdKind kind) noexcept {
+  if (kind == FdKind::dma_buf) return dma_buf_host_access;
+#if EDGEMEM_LIVE_COUNTERS
+  if (m.type == HandleType::dma_buf && g_sync_observer.load(std::memory_order_acquire) != nullptr)
+    return observed_host_access;
+#endif
+  (void)m;
+  return nullptr;
+}
 
 void close_fd(int fd) noexcept {
   const int saved = errno;
@@ -84,6 +132,21 @@ std::uint64_t random_identity() noexcept {
 bool fd_sealed(int fd) noexcept {
   const int seals = fcntl(fd, F_GET_SEALS);
   return seals >= 0 && (seals & kRequiredSeals) == kRequiredSeals;
+}
+
+bool fd_write_sealed(int fd) noexcept {
+  const int seals = fcntl(fd, F_GET_SEALS);
+  return seals >= 0 && (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)) != 0;
+}
+
+bool fd_read_only(int fd) noexcept {
+  const int fl = fcntl(fd, F_GETFL);
+  return (fl >= 0 && (fl & O_ACCMODE) == O_RDONLY) || fd_write_sealed(fd);
+}
+
+std::uint64_t fd_size(int fd) noexcept {
+  struct stat st {};
+  return fstat(fd, &st) == 0 && st.st_size > 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
 }
 
 namespace {
@@ -199,7 +262,7 @@ Result<int> make_sealed_memfd(std::size_t bytes) noexcept {
     return fail(Errc::out_of_host_memory, "no memory for the memfd's pages", ENOMEM);
   }
   if ((reserved != 0 && ftruncate(fd, static_cast<off_t>(rounded)) != 0) ||
-      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+      fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0) {
     const Error e = os_error("could not size and seal the memfd");
     close_fd(fd);
     return fail(e);
@@ -207,15 +270,15 @@ Result<int> make_sealed_memfd(std::size_t bytes) noexcept {
   return fd;
 }
 
-void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept {
-  dma_buf_sync sync{};
-  sync.flags = (start ? DMA_BUF_SYNC_START : DMA_BUF_SYNC_END) |
-               (access == Access::read ? DMA_BUF_SYNC_READ : DMA_BUF_SYNC_RW);
-  int rc;
-  do {
-    rc = ioctl(self->fd, DMA_BUF_IOCTL_SYNC, &sync);
-  } while (rc != 0 && (errno == EINTR || errno == EAGAIN));
+Result<void> finish_sealing(int fd, bool peer_read_only) noexcept {
+  if (peer_read_only && fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) != 0) {
+    if (errno == EINVAL) return fail(Errc::unsupported, "the kernel cannot seal a memfd against future writes (5.1+)", EINVAL);
+    return fail(os_error("could not seal the memfd against writes"));
+  }
+  if (fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL) != 0) return fail(os_error("could not seal the memfd"));
+  return {};
 }
+
 
 #else  // no POSIX file descriptors: every fd-based import and export is unsupported
 
@@ -225,6 +288,12 @@ std::uint64_t random_identity() noexcept {
   return next.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 bool fd_sealed(int) noexcept { return false; }
+bool fd_write_sealed(int) noexcept { return false; }
+bool fd_read_only(int) noexcept { return false; }
+std::uint64_t fd_size(int) noexcept { return 0; }
+std::size_t page_bytes() noexcept { return 4096; }
+HostAccessFn host_access_for(const ExternalMemory&, FdKind) noexcept { return nullptr; }
+Result<void> finish_sealing(int, bool) noexcept { return fail(Errc::unsupported, "no memfd on this system"); }
 Result<FdKind> check_fd_memory(const ExternalMemory&, bool) noexcept {
   return fail(Errc::unsupported, "no file descriptors on this system");
 }
@@ -235,8 +304,22 @@ Result<std::byte*> map_fd(FdRecord*, std::size_t, std::size_t, bool) noexcept {
   return fail(Errc::unsupported, "no mmap on this system");
 }
 Result<int> make_sealed_memfd(std::size_t) noexcept { return fail(Errc::unsupported, "no memfd on this system"); }
-void dma_buf_host_access(ExternalRef*, bool, Access) noexcept {}
 
 #endif
 
 }  // namespace edgemem::detail
+
+namespace edgemem {
+
+Result<void> observe_dma_buf_syncs(DmaBufSyncObserver observer, void* user) noexcept {
+#if EDGEMEM_HAS_FD_MEMORY && EDGEMEM_LIVE_COUNTERS
+  detail::g_sync_user.store(user, std::memory_order_release);
+  detail::g_sync_observer.store(observer, std::memory_order_release);
+  return {};
+#else
+  (void)observer, (void)user;
+  return fail(Errc::unsupported, "the dma-buf sync observer is compiled in only with -Dlive_counters=true (and fds)");
+#endif
+}
+
+}  // namespace edgemem

@@ -42,6 +42,20 @@ std::uint64_t random_identity() noexcept;
 /// True when `fd` carries every seal of kRequiredSeals.
 bool fd_sealed(int fd) noexcept;
 
+/// True when no writable shared mapping of `fd` can be made: it was opened O_RDONLY, or its file is
+/// sealed F_SEAL_WRITE or F_SEAL_FUTURE_WRITE (a read-only export).
+bool fd_read_only(int fd) noexcept;
+
+/// True when `fd`'s file is sealed against writes (F_SEAL_WRITE or F_SEAL_FUTURE_WRITE): no holder of
+/// it, whatever its fd's access mode or however it reopens it (/proc/<pid>/fd), can write it.
+bool fd_write_sealed(int fd) noexcept;
+
+/// The size in bytes of the file behind `fd` (fstat), or 0 when it cannot be read.
+std::uint64_t fd_size(int fd) noexcept;
+
+/// The system page size in bytes.
+std::size_t page_bytes() noexcept;
+
 /// A duplicate of `fd`, close-on-exec. Errc: backend_failure (dup failed; native: errno).
 Result<int> dup_fd(int fd) noexcept;
 
@@ -58,13 +72,22 @@ Result<FdRecord*> adopt_fd_record(int fd) noexcept;
 /// (no mmap on this system).
 Result<std::byte*> map_fd(FdRecord* r, std::size_t offset, std::size_t bytes, bool read_only) noexcept;
 
-/// A new sealed memfd of `bytes` bytes (rounded up to pages), close-on-exec. Errc: unsupported (no
-/// memfd on this system), backend_failure (memfd_create, ftruncate or fcntl failed; native: errno).
+/// A new memfd of `bytes` bytes (rounded up to pages), close-on-exec, sealed against shrinking and
+/// growing; not yet F_SEAL_SEAL (finish_sealing). Errc: unsupported (no memfd on this system),
+/// out_of_host_memory (no pages), backend_failure (memfd_create, ftruncate or fcntl failed; native: errno).
 Result<int> make_sealed_memfd(std::size_t bytes) noexcept;
 
-/// Starts or ends host access to a dma-buf record's memory (DMA_BUF_IOCTL_SYNC; errors are ignored: a
-/// fd that is not a dma-buf, e.g. a test's memfd, needs none).
-void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept;
+/// Seals a memfd of make_sealed_memfd for good (F_SEAL_SEAL), with F_SEAL_FUTURE_WRITE first when
+/// `peer_read_only`: mappings made before it stay writable, and no fd of the file (a peer's, or one it
+/// reopens through /proc) can write it or map it writable again. Errc: unsupported (the kernel has no
+/// F_SEAL_FUTURE_WRITE: before 5.1), backend_failure (fcntl failed; native: errno).
+Result<void> finish_sealing(int fd, bool peer_read_only) noexcept;
+
+/// The host-access bracket of an mmap'ed import of `m` (what check_fd_memory found: `kind`):
+/// DMA_BUF_IOCTL_SYNC for a real dma-buf; for a memfd given as a dma-buf while a DmaBufSyncObserver is
+/// installed (test builds), a bracket that reaches only the observer; null otherwise.
+using HostAccessFn = void (*)(ExternalRef* self, bool start, Access access) noexcept;
+HostAccessFn host_access_for(const ExternalMemory& m, FdKind kind) noexcept;
 
 /// Closes `fd`, keeping errno.
 void close_fd(int fd) noexcept;

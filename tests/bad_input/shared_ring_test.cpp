@@ -160,7 +160,15 @@ BAD_INPUT("SharedFrameRing::attach: a handle of a frame, not of the ring's memor
   if (!r.ok) return;
   auto frame = r.producer.acquire();
   REQUIRE_OK(frame);
-  auto h = frame->export_handle();  // a view's handle: its bytes start at the frame
+  // A frame is a view of the ring's memory: not exported on its own (#29.6) ...
+  e.expect(Errc::access_denied, [&] { return frame->export_handle(); });
+  // ... so a peer makes such a handle itself: the ring's fd, described as the frame's bytes.
+  auto ring = r.producer.export_handle();
+  REQUIRE_OK(ring);
+  IpcDescriptor d = ring->descriptor();
+  d.offset = frame->origin();
+  d.bytes = frame->size();
+  auto h = IpcHandle::adopt(ring->release_fd(), d);
   REQUIRE_OK(h);
   e.expect(Errc::invalid_argument, [&] { return SharedFrameRing::attach(e.f.ctx, std::move(*h)); }, -1);
 }

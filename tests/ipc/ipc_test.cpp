@@ -5,6 +5,8 @@
 //  3. ring: the parent produces 10,000 frames into a SharedFrameRing; a consumer process checks every
 //     frame (sequence number and all bytes: none lost, torn, duplicated or out of order); the first
 //     consumer is killed (SIGKILL) a third of the way in and a new one attaches and finishes.
+//  4. read-only: a buffer exported with PeerAccess::read_only; the child reads it, and neither edgemem
+//     nor a plain mmap / write / reopen through /proc of the fd it received can write it (#29.4).
 // Runs on every backend with exportable memory (the host backend, unified-memory OpenCL devices such
 // as PoCL); elsewhere it reports itself skipped (exit 77). Exit 0: passed.
 #include <csignal>
@@ -16,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,6 +126,41 @@ int buffer_child(int sock) {
   return g_failures == 0 ? 0 : 1;
 }
 
+/// The peer of a read-only export: every way it has to write the bytes fails, reading works.
+int readonly_child(int sock) {
+  Context ctx;
+  Queue queue;
+  IpcHandle h;
+  if (!child_start(sock, ctx, queue, h)) return 1;
+  const std::size_t n = h.descriptor().bytes;
+  const int fd = h.fd();
+  void* w = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  EXPECT(w == MAP_FAILED, "a writable shared mapping of a read-only export was made");
+  const unsigned char junk[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  EXPECT(pwrite(fd, junk, sizeof junk, 0) < 0, "pwrite to a read-only export succeeded");
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  const int again = open(path.c_str(), O_RDWR | O_CLOEXEC);  // reopened read-write: still sealed
+  EXPECT(again >= 0, "reopen through /proc");
+  if (again >= 0) {
+    w = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_SHARED, again, 0);
+    EXPECT(w == MAP_FAILED, "a writable mapping of the reopened fd was made");
+    EXPECT(pwrite(again, junk, sizeof junk, 0) < 0, "pwrite to the reopened fd succeeded");
+    close(again);
+  }
+  auto b = Buffer::import(ctx, std::move(h), MemFlags::read_only);
+  EXPECT(b, "import read-only: %s", why(b));
+  if (!b) return 1;
+  std::vector<unsigned char> got(n), want(n);
+  fill_frame(want, 3);
+  EXPECT(queue.read(*b, 0, got.data(), got.size()), "read");
+  EXPECT(got == want, "the child does not see the parent's bytes");
+  auto refused = queue.write(*b, 0, junk, sizeof junk);
+  EXPECT(!refused && refused.error().code == Errc::access_denied, "a write to a read-only import: %s", why(refused));
+  const char ack = 'k';
+  EXPECT(::send(sock, &ack, 1, MSG_NOSIGNAL) == 1, "ack");
+  return g_failures == 0 ? 0 : 1;
+}
+
 int ring_child(int sock) {
   Context ctx;
   Queue queue;
@@ -216,6 +255,36 @@ void buffer_scenario(const char* self, const Context& ctx, Queue& q) {
   close(sv[0]);
   EXPECT(wait_exit(child) == 0, "the buffer child failed");
   std::printf("buffer: parent and child share one buffer both ways: %s\n", g_failures == 0 ? "ok" : "FAILED");
+}
+
+/// A buffer exported read-only (PeerAccess::read_only): the child cannot change a byte of it.
+void readonly_scenario(const char* self, const Context& ctx, Queue& q) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+    EXPECT(false, "socketpair");
+    return;
+  }
+  const pid_t child = spawn(self, "readonly", sv[1]);
+  close(sv[1]);
+  const std::size_t n = 1u << 16;
+  auto b = Buffer::create_exportable(ctx, n, MemFlags::read_write, PeerAccess::read_only);
+  EXPECT(b, "create_exportable(PeerAccess::read_only): %s", why(b));
+  std::vector<unsigned char> frame(n);
+  fill_frame(frame, 3);
+  if (b) EXPECT(q.write(*b, 0, frame.data(), frame.size()), "write");
+  auto h = b ? b->export_handle() : Result<IpcHandle>(fail(b.error()));
+  EXPECT(h, "export_handle: %s", why(h));
+  if (h) EXPECT(h->send(sv[0]), "send");
+  char ack = 0;
+  EXPECT(recv(sv[0], &ack, 1, 0) == 1 && ack == 'k', "no ack from the child");
+  if (b) {
+    std::vector<unsigned char> got(n);
+    EXPECT(q.read(*b, 0, got.data(), got.size()), "read");
+    EXPECT(got == frame, "the child changed a read-only export");
+  }
+  close(sv[0]);
+  EXPECT(wait_exit(child) == 0, "the read-only child failed");
+  std::printf("read-only: the child reads the export and cannot write it: %s\n", g_failures == 0 ? "ok" : "FAILED");
 }
 
 /// A FixedPool exported once; 2,000 frames go to the child as 16-byte block descriptors and come back
@@ -329,6 +398,7 @@ int main(int argc, char** argv) {
     const int sock = std::atoi(argv[3]);
     if (std::strcmp(argv[2], "buffer") == 0) return buffer_child(sock);
     if (std::strcmp(argv[2], "pool") == 0) return pool_child(sock);
+    if (std::strcmp(argv[2], "readonly") == 0) return readonly_child(sock);
     return ring_child(sock);
   }
   auto ctx = Context::create();
@@ -344,6 +414,7 @@ int main(int argc, char** argv) {
   const ssize_t len = readlink(self, exe.data(), exe.size() - 1);
   if (len > 0) exe.resize(static_cast<std::size_t>(len));
   buffer_scenario(exe.c_str(), *ctx, *q);
+  readonly_scenario(exe.c_str(), *ctx, *q);
   pool_scenario(exe.c_str(), *ctx, *q);
   ring_scenario(exe.c_str(), *ctx, *q);
   return g_failures == 0 ? 0 : 1;
