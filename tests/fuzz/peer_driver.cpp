@@ -170,14 +170,16 @@ void use(edgemem::IpcHandle h, Reader& in) {
       auto b = edgemem::Buffer::import(s.ctx, std::move(h), in.u8() & 1 ? edgemem::MemFlags::read_only
                                                                          : edgemem::MemFlags::read_write);
       expect(b, "Buffer::import(IpcHandle)", {Errc::invalid_argument, Errc::out_of_range, Errc::misaligned,
-                                              Errc::unsupported, Errc::backend_failure, Errc::released});
+                                              Errc::unsupported, Errc::backend_failure, Errc::released,
+                                              Errc::access_denied});
       if (b) read_all(*b, static_cast<std::size_t>(d.bytes));
       break;
     }
     case 1: {
       auto p = edgemem::ImportedPool::attach(s.ctx, std::move(h));
       expect(p, "ImportedPool::attach", {Errc::invalid_argument, Errc::out_of_range, Errc::misaligned,
-                                         Errc::unsupported, Errc::backend_failure, Errc::released});
+                                         Errc::unsupported, Errc::backend_failure, Errc::released,
+                                         Errc::access_denied});
       if (!p) break;
       for (int i = in.u8() % 4; i >= 0; --i) {
         edgemem::BlockDescriptor bd;
@@ -193,7 +195,8 @@ void use(edgemem::IpcHandle h, Reader& in) {
     default: {
       auto r = edgemem::SharedFrameRing::attach(s.ctx, std::move(h));
       expect(r, "SharedFrameRing::attach", {Errc::invalid_argument, Errc::out_of_range, Errc::misaligned,
-                                            Errc::unsupported, Errc::backend_failure, Errc::released});
+                                            Errc::unsupported, Errc::backend_failure, Errc::released,
+                                            Errc::access_denied});
       if (!r) break;
       auto f = r->take(s.q);
       expect(f, "SharedFrameRing::take", {Errc::exhausted});
