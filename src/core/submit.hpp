@@ -47,7 +47,7 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
   sync.out = out != nullptr ? &produced : nullptr;
   FoldedWaits folded;  // declared before the command runs, released after it is enqueued
   auto run = [&]() -> Result<void> {
-    if constexpr (bracket) return run_bracketed(q->native, a.node, b.node, sync, command);
+    if constexpr (bracket) return run_bracketed(q->native, q->serial, a.node, b.node, sync, command);
     else return command(sync);
   };
   if constexpr (tracks_pending) {
