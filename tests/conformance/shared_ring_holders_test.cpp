@@ -210,7 +210,7 @@ TEST_CASE("shared ring holders: a frame a DLPack tensor holds is not handed back
   CHECK(r.producer.frame_index() == 2);
 }
 
-TEST_CASE("shared ring holders: a tensor's deleter on another thread hands the frame back there; the ring may go first") {
+TEST_CASE("shared ring holders threads: a tensor's deleter on another thread hands the frame back there; the ring may go first") {
   emt::Fixture f;
   RingPair r(f, 2);
   if (!r.ok) return;
