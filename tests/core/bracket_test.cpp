@@ -20,11 +20,18 @@ namespace {
 
 std::string g_log;  // what the recording backend was asked, in order: "acquire A. command B. ..."
 
-/// The native queue standing for queue `name` ('A', 'B', ...): only its value is ever read.
+/// The native queue standing for queue `name` ('A', 'B', ...): its bytes all `name` (a pointer on
+/// OpenCL and host, a struct on CUDA); only its bytes are ever read.
 Backend::NativeQueue queue(char name) {
-  return reinterpret_cast<Backend::NativeQueue>(static_cast<std::uintptr_t>(name) * 64);
+  Backend::NativeQueue q{};
+  std::memset(static_cast<void*>(&q), name, sizeof q);
+  return q;
 }
-char name_of(Backend::NativeQueue q) { return static_cast<char>(reinterpret_cast<std::uintptr_t>(q) / 64); }
+char name_of(const Backend::NativeQueue& q) {
+  char name = 0;
+  std::memcpy(&name, static_cast<const void*>(&q), 1);
+  return name;
+}
 
 void note(const char* what, Backend::NativeQueue q) {
   g_log += what;
