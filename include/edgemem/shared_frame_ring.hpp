@@ -3,7 +3,8 @@
 /// `frame_bytes` bytes and, in the same shared memory, the ring's indices. No system call per frame:
 /// the producer's publish and the consumer's consumed are one blocking map/unmap of the frame (which
 /// waits for that process's queued commands on it and brings caller memory up to date) and one atomic
-/// store. Single producer, single consumer. Move-only.
+/// store (for consumed, a compare-and-swap that also checks the consumer epoch). Single producer,
+/// single consumer. Move-only.
 ///
 /// The pattern: the producer makes create(ctx, frame_bytes, count) and sends export_handle() over a
 /// UNIX socket (IpcHandle::send); the consumer attach()es with the received handle. Producer: acquire()
