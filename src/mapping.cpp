@@ -148,7 +148,7 @@ void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) n
 Result<contract::Mapped> map_native(detail::QueueNode* q, MemNode* n, Access access, std::size_t offset,
                                     std::size_t bytes, const Backend::CommandEvents& s) noexcept {
   if (!detail::is_svm(n)) {
-    auto mapped = detail::map_bracketed(q->native, n, s, [&](const Backend::CommandEvents& ms) {
+    auto mapped = detail::map_bracketed(q->native, q->serial, n, s, [&](const Backend::CommandEvents& ms) {
       return Backend::map(q->native, n->root->native, access, n->origin + offset, bytes, ms);
     });
     detail::ExternalRef* ext = n->root->external;
@@ -168,7 +168,7 @@ Result<void> unmap_native(detail::QueueNode* q, const MemNode* n, const detail::
   if (!detail::is_svm(n)) {
     detail::ExternalRef* ext = n->root->external;
     if (ext != nullptr && ext->host_access != nullptr) ext->host_access(ext, false, slot.access);
-    return detail::unmap_bracketed(q->native, n, s, [&](const Backend::CommandEvents& us) {
+    return detail::unmap_bracketed(q->native, q->serial, n, s, [&](const Backend::CommandEvents& us) {
       return Backend::unmap(q->native, detail::command_target(n), slot.native, us);
     });
   }
@@ -247,7 +247,7 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
   if (!r.shared) {  // (a 1D-buffer view's read map may join an open read map of its buffer instead)
     const detail::MemUse use{n, span, access != Access::read};
     auto mapped = detail::submit_map(node_, use, [&](const Backend::CommandEvents& s) {
-      return detail::map_bracketed(node_->native, n, s, [&](const Backend::CommandEvents& ms) -> Result<contract::Mapped> {
+      return detail::map_bracketed(node_->native, node_->serial, n, s, [&](const Backend::CommandEvents& ms) -> Result<contract::Mapped> {
         if (!n->image_object)
           return Backend::map(node_->native, n->root->native, access, n->origin + span.begin, span.end - span.begin, ms);
         EDGEMEM_TRY_ASSIGN(image, Backend::map_image(node_->native, n->native, n->layout, access, region, ms));

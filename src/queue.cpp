@@ -98,8 +98,8 @@ Result<void> enqueue_copy(QueueNode* q, const Buffer& src, Buffer& dst, std::siz
       detail::intersects(ByteRange{s->origin + src_offset, s->origin + src_offset + bytes},
                          ByteRange{d->origin + dst_offset, d->origin + dst_offset + bytes}))
     return fail(Errc::overlap, "copy source and destination overlap");
-  if (detail::wrapped_overlap(s, ByteRange{src_offset, src_offset + bytes}, d, ByteRange{dst_offset, dst_offset + bytes}))
-    return fail(Errc::overlap, "copy source and destination wrap overlapping caller memory");
+  if (detail::aliased_overlap(s, ByteRange{src_offset, src_offset + bytes}, d, ByteRange{dst_offset, dst_offset + bytes}))
+    return fail(Errc::overlap, "copy source and destination overlap in memory both buffers reach (wraps, imports of one file)");
   EDGEMEM_TRY(detail::check_writable(d));
   EDGEMEM_TRY(detail::check_not_mapped(s, ByteRange{src_offset, src_offset + bytes}, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, ByteRange{dst_offset, dst_offset + bytes}, true));

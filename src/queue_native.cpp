@@ -40,14 +40,14 @@ Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
     sync.wait_count = order.copy_to(natives);
     if (imported) {
       EDGEMEM_TRY_ASSIGN(const bool acquired,
-                         detail::hold_import(q->native, n, sync.wait_count != 0 ? natives : nullptr, sync.wait_count));
+                         detail::hold_import(q->native, q->serial, n, sync.wait_count != 0 ? natives : nullptr, sync.wait_count));
       if (acquired) return {};  // the acquire took the waits
     }
     if (sync.wait_count == 0) return {};  // nothing of another queue reaches it: no marker needed
     sync.waits = natives;
     EDGEMEM_TRY(Backend::marker(q->native, sync));
   } else if (imported) {
-    EDGEMEM_TRY(detail::hold_import(q->native, n, nullptr, 0));
+    EDGEMEM_TRY(detail::hold_import(q->native, q->serial, n, nullptr, 0));
   }
   return {};
 }
@@ -55,7 +55,7 @@ Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
 Result<void> end(QueueNode* q, const MemNode* n, Access access) noexcept {
   EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
   Backend::NativeEvent released{};  // not waited for: later commands of this queue run after it
-  const Result<void> unheld = detail::unhold_import(q->native, n, &released);
+  const Result<void> unheld = detail::unhold_import(q->native, q->serial, n, &released);
   if (released != Backend::NativeEvent{}) Backend::event_release(released);
   // Recorded whatever the release answered (the native commands are enqueued): a marker after them
   // and the release stands for them (its event is theirs, no later command's).

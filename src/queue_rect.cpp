@@ -79,10 +79,10 @@ Result<void> enqueue_copy_rect(QueueNode* q, const Buffer& src, Buffer& dst, con
   EDGEMEM_TRY_ASSIGN(r.dst, detail::resolve_rect_side(rect.dst, rect.region, d->bytes, dst_span));
   if (s->root == d->root && detail::rects_overlap(s->origin, r.src, d->origin, r.dst, r.region))
     return fail(Errc::overlap, "copy_rect source and destination regions overlap");
-  if (s->root != d->root && s->root->host != nullptr && d->root->host != nullptr &&
-      detail::rects_overlap(reinterpret_cast<std::uintptr_t>(s->root->host) + s->origin, r.src,
-                            reinterpret_cast<std::uintptr_t>(d->root->host) + d->origin, r.dst, r.region))
-    return fail(Errc::overlap, "copy_rect source and destination wrap overlapping caller memory");
+  if (detail::any_alias(s, d, [&](std::uintptr_t sb, std::uintptr_t db) {
+        return detail::rects_overlap(sb, r.src, db, r.dst, r.region);
+      }))
+    return fail(Errc::overlap, "copy_rect source and destination overlap in memory both buffers reach (wraps, imports of one file)");
   EDGEMEM_TRY(detail::check_writable(d));
   EDGEMEM_TRY(detail::check_not_mapped(s, src_span, false));
   EDGEMEM_TRY(detail::check_not_mapped(d, dst_span, true));

@@ -8,7 +8,11 @@
 /// Lifetime rules:
 /// - an exported tensor of a Buffer holds one reference to the buffer's memory: the buffer handle may
 ///   go first, the bytes stay until the consumer calls the tensor's deleter (exactly once, from any
-///   thread). A tensor that is never handed on must still be deleted: `t->deleter(t)`;
+///   thread). A tensor that is never handed on must still be deleted: `t->deleter(t)`. Memory that goes
+///   back to an owner when its last holder lets go counts the tensor as a holder: a pool block or heap
+///   run returns after the deleter (to a SingleThread pool too, through a lock-free stack its thread
+///   drains: the deleter may run on any thread), and a SharedFrameRing frame the consumer consumed()
+///   goes back to the producer only after the deleter (shared_frame_ring.hpp, "Holders");
 /// - an exported tensor of a Mapping points at the mapping's host bytes and holds no reference: it is
 ///   valid only while the Mapping guard stays mapped (the deleter then only frees the record);
 /// - an imported tensor is owned by the Buffer from_dlpack returns (and its views): its deleter runs

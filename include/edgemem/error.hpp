@@ -10,7 +10,7 @@ enum class Errc : std::uint8_t {
   invalid_argument = 1,  ///< a parameter is malformed (zero size, null pointer, bad pattern size, wrong context)
   out_of_range,          ///< offset/size/region past the object's end, past SIZE_MAX, or past the device maximum
   misaligned,            ///< sub-buffer origin not a multiple of the base alignment; offset/size not a multiple of the pattern or element
-  overlap,               ///< source and destination ranges of a copy overlap in the same root buffer
+  overlap,               ///< source and destination ranges of a copy overlap (one root buffer, or two that alias one memory)
   exhausted,             ///< a fixed-capacity resource (pool, ring, heap, mapping slots) is full
   out_of_device_memory,  ///< the device could not allocate (CL_MEM_OBJECT_ALLOCATION_FAILURE, CL_OUT_OF_RESOURCES)
   out_of_host_memory,    ///< the allocator policy (system heap or static arena) could not allocate

@@ -13,7 +13,10 @@
 ///   once: the pool's root buffer keeps those commands (src/core/ordering.hpp), and the next owner's first
 ///   command on the block waits for them on the device, never in acquire(). acquire_for() adds at most one mutex + condition-variable wait of `timeout`;
 ///   a return wakes one waiter only when there is one. init() and release() are O(count).
-/// - Thread policy (second parameter): ThreadSafe (default) or SingleThread.
+/// - Thread policy (second parameter): ThreadSafe (default) or SingleThread. With SingleThread only one
+///   thread calls the pool, but a block's last handle may go on any thread (a DLPack tensor's deleter):
+///   such a return is one compare-and-swap onto a stack the pool's thread drains at its next acquire(),
+///   stats() or release() (so acquire() and stats() stay O(1) amortized).
 /// - Not copyable or movable (blocks point at their pool): declare it, then init() it.
 /// - Destruction policy: release() is refused with Errc::busy while any block is out. The destructor
 ///   never leaves a dangling block: blocks still out are detached from the pool and live on as plain

@@ -24,7 +24,10 @@ class FixedPool;
 template <std::size_t K>
 class FrameRing;
 
-/// Thread policy: one thread uses the pool (no locking at all; acquire_for() cannot wait).
+/// Thread policy: one thread uses the pool (no locking at all; acquire_for() cannot wait). A block's
+/// last handle may still go on another thread (a DLPack tensor's deleter, run wherever its consumer
+/// runs it): the block then goes onto a lock-free stack (one compare-and-swap) that the pool's thread
+/// moves to its free list at its next acquire(), stats() or release() (issue #29, to settle b).
 struct SingleThread {
   static constexpr bool concurrent = false;  ///< no synchronisation
 };
@@ -192,6 +195,8 @@ class PoolCore : private NodeOwner {
   using Waiters = std::conditional_t<Threads::concurrent, PoolWaiters, NoWaiters>;
 
   static void take_back_block(NodeOwner* self, MemNode* node) noexcept;
+  /// SingleThread: moves the blocks returned on any thread (returned_) onto the free list.
+  void drain_returned() const noexcept;
   bool pop(std::uint32_t& slot, bool count_failure) noexcept;
   bool pop_locked(std::uint32_t& slot) noexcept;
   Result<PooledBuffer> take(bool count_failure) noexcept;
@@ -204,7 +209,10 @@ class PoolCore : private NodeOwner {
   bool arrays_from_allocator_ = false;
   std::size_t count_ = 0;
   std::size_t block_bytes_ = 0;
-  IndexFreeList free_;  // the free blocks; out() is the blocks in use
+  mutable IndexFreeList free_;  // the free blocks; out() is the blocks in use (mutable: stats() drains)
+  // SingleThread: blocks whose last handle went (on any thread), linked through free_'s links, not yet
+  // on the free list (a Treiber stack: pushed with compare-and-swap, taken whole by the pool's thread).
+  mutable std::atomic<std::uint32_t> returned_{IndexFreeList::none};
   std::size_t high_water_ = 0;
   std::size_t failed_ = 0;
   mutable Lock lock_;

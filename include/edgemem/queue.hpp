@@ -91,8 +91,11 @@ class Queue : public detail::Handle<detail::QueueNode> {
   /// marker() (out_of_host_memory, out_of_device_memory, backend_failure). Memory the driver imported
   /// (ImportPath::khr_*) is acquired here (clEnqueueAcquireExternalMemObjectsKHR, with those waits;
   /// unsupported when the platform lacks that entry point) and released by end_native(): call both
-  /// around your commands on it. Holds nest with each other and with open mappings: the first acquires,
-  /// the last releases, and edgemem's own commands on the memory meanwhile are not bracketed again.
+  /// around your commands on it, on the same queue. Holds are per queue (the extension acquires for one
+  /// command-queue) and nest with each other and with open mappings made on that queue: a queue's first
+  /// acquires, its last releases, and edgemem's own commands on the memory on that queue meanwhile are
+  /// not bracketed again (other queues' commands still are). Also exhausted (the memory is held on 8
+  /// other queues at once).
   [[nodiscard]] Result<void> begin_native(const Buffer& mem, Access access) noexcept;
   /// begin_native() for an image (its whole memory). Errc: as that.
   [[nodiscard]] Result<void> begin_native(const Image& mem, Access access) noexcept;
@@ -144,8 +147,10 @@ class Queue : public detail::Handle<detail::QueueNode> {
 
   /// Copies `bytes` bytes from `src` at `src_offset` to `dst` at `dst_offset`. Errc: released,
   /// invalid_argument (bytes 0, other context), out_of_range, overlap (ranges overlap within one root
-  /// buffer or SVM allocation, or two Buffer::wrap buffers over overlapping caller memory), access_denied
-  /// (dst is read-only imported memory: Buffer::import with MemFlags::read_only), busy;
+  /// buffer or SVM allocation, in the caller memory two buffers use (Buffer::wrap, host-pointer and mmap
+  /// imports, create_exportable), or in one file two buffers were made over: two imports of one memfd
+  /// or dma-buf, an export and its own import; issue #29.7), access_denied (dst is read-only imported
+  /// memory: Buffer::import with MemFlags::read_only), busy;
   /// between SVM and a buffer also out_of_device_memory, backend_failure (the buffer object made over
   /// the SVM for the command).
   [[nodiscard]] Result<void> copy(const Buffer& src, Buffer& dst, std::size_t src_offset, std::size_t dst_offset,
@@ -173,8 +178,9 @@ class Queue : public detail::Handle<detail::QueueNode> {
                                               WaitList waits = {}) noexcept;
   /// Copies a rectangular region between buffers (host-access flags do not apply: it runs on the
   /// device). Errc: as write_rect() for each side (its host overlap and host-flag access_denied aside;
-  /// access_denied still for a read-only imported `dst`), plus overlap
-  /// (the two regions share a byte of one root buffer, or of the caller memory two wrapped buffers use).
+  /// access_denied still for a read-only imported `dst`), plus overlap (the two regions share a byte of
+  /// one root buffer, of the caller memory two buffers use, or of one file two buffers were made over:
+  /// as copy()).
   [[nodiscard]] Result<void> copy_rect(const Buffer& src, Buffer& dst, const CopyRect& rect) noexcept;
   /// Async copy_rect(). Errc: as copy_rect(), plus the wait list's (file comment).
   [[nodiscard]] Result<Event> copy_rect_async(const Buffer& src, Buffer& dst, const CopyRect& rect,

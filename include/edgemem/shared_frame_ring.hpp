@@ -3,7 +3,8 @@
 /// `frame_bytes` bytes and, in the same shared memory, the ring's indices. No system call per frame:
 /// the producer's publish and the consumer's consumed are one blocking map/unmap of the frame (which
 /// waits for that process's queued commands on it and brings caller memory up to date) and one atomic
-/// store. Single producer, single consumer. Move-only.
+/// store (for consumed, a compare-and-swap that also checks the consumer epoch). Single producer,
+/// single consumer. Move-only.
 ///
 /// The pattern: the producer makes create(ctx, frame_bytes, count) and sends export_handle() over a
 /// UNIX socket (IpcHandle::send); the consumer attach()es with the received handle. Producer: acquire()
@@ -14,6 +15,24 @@
 /// changes); a consumer that attaches again (a restarted process) resumes at the first unconsumed
 /// frame, which it then sees again if its predecessor died before consumed(). Needs a device on which
 /// Buffer::create_exportable works (the host backend, unified-memory devices).
+///
+/// Holders (issue #29.3): after consumed(), a frame goes back to the producer only once every holder
+/// of it in the consumer's process is done: the handle take() returned, its sub-buffers and
+/// mappings, and every DLPack tensor made from them (dlpack.hpp). When consumed() runs with none left
+/// the frame goes back at once; otherwise it goes back when the last of them lets go (a handle's
+/// destructor, a tensor's deleter, on whatever thread that runs). consumed() waits for the commands
+/// enqueued on the frame before it; commands enqueued through a remaining handle after consumed() must
+/// have completed before that handle goes (Event::wait). Meanwhile the consumer may take() the next
+/// frame; consumed() of it answers Errc::busy until the one before has gone back (frames go back in
+/// order).
+///
+/// One consumer at a time (issue #29, "to settle" c): each attach() starts a new consumer epoch in the
+/// shared control block (16 bits, beside the consumed count, in one atomic word), so a consumer that
+/// hung and was replaced by a restarted one gets Errc::released from its next take() or consumed() and
+/// can no longer hand a frame back: only the newest consumer moves the ring on. A frame the old
+/// consumer was reading when the new one attached is seen again by the new one (as after a death);
+/// the old one's reads of it race with the producer once the new one consumes it (its consumed()
+/// then says released: treat what it read as torn). The epoch wraps after 65,536 attaches.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +45,9 @@
 namespace edgemem {
 
 class Queue;
+namespace detail {
+struct RingConsumer;  // a consumer's epoch and the consumed frame still held (shared_frame_ring.cpp)
+}  // namespace detail
 
 /// A frame ring shared between a producer process and a consumer process.
 class SharedFrameRing {
@@ -36,10 +58,12 @@ class SharedFrameRing {
   /// and those of Buffer::create_exportable.
   [[nodiscard]] static Result<SharedFrameRing> create(const Context& ctx, std::size_t frame_bytes,
                                                       std::uint32_t frame_count) noexcept;
-  /// Consumer: the ring another process exported, from its handle (consumed, as Buffer::import).
-  /// Errc: released (ctx, or an empty handle), invalid_argument (the memory holds no ring, or one whose
-  /// layout does not fit the handle's size), misaligned (its frames miss this device's base alignment),
-  /// and those of Buffer::import(ctx, IpcHandle&&).
+  /// Consumer: the ring another process exported, from its handle (consumed, as Buffer::import). Starts
+  /// a new consumer epoch: a consumer attached before (hung, or dead) can no longer take or hand back a
+  /// frame. Errc: released (ctx, or an empty handle), invalid_argument (the memory holds no ring, or
+  /// one of another version, or one whose layout does not fit the handle's size), misaligned (its
+  /// frames miss this device's base alignment), out_of_host_memory (the consumer's record), and those
+  /// of Buffer::import(ctx, IpcHandle&&).
   [[nodiscard]] static Result<SharedFrameRing> attach(const Context& ctx, IpcHandle&& handle) noexcept;
 
   SharedFrameRing() noexcept = default;  ///< an empty ring: every call answers Errc::released
@@ -47,7 +71,10 @@ class SharedFrameRing {
   SharedFrameRing& operator=(SharedFrameRing&& other) noexcept;  ///< drops this ring, takes over `other`
   SharedFrameRing(const SharedFrameRing&) = delete;
   SharedFrameRing& operator=(const SharedFrameRing&) = delete;
-  ~SharedFrameRing() = default;  ///< drops this process's view of the ring (the peer's stays valid)
+  /// Drops this process's view of the ring (the peer's stays valid). A consumer's frame taken and not
+  /// consumed is not handed back (a re-attached consumer sees it again); one consumed and still held
+  /// goes back when its last holder lets go.
+  ~SharedFrameRing();
 
   /// Producer: a handle for the consumer process (a duplicate fd each call). Errc: released, and those
   /// of Buffer::export_handle.
@@ -62,21 +89,26 @@ class SharedFrameRing {
   /// consumer, q on another context, no frame acquired), and those of Queue::map.
   [[nodiscard]] Result<void> publish(Queue& q) noexcept;
 
-  /// Consumer: the oldest published frame, brought up to date for `q`'s commands (a blocking
-  /// write_discard map and unmap on `q`: caller memory's rule, external.hpp). Errc: released (ring or q), invalid_argument (called
-  /// by the producer, q on another context), busy (the frame taken before is not consumed yet),
-  /// exhausted (no published frame), and those of Queue::map.
+  /// Consumer: the oldest published frame not taken yet, brought up to date for `q`'s commands (a
+  /// blocking write_discard map and unmap on `q`: caller memory's rule, external.hpp); `frame_bytes()`
+  /// bytes. Errc: released (ring or q, or another consumer attached since: this one was replaced),
+  /// invalid_argument (called by the producer, q on another context), busy (the frame taken before is
+  /// not consumed yet), exhausted (no published frame), and those of Queue::map.
   [[nodiscard]] Result<Buffer> take(Queue& q) noexcept;
-  /// Consumer: hands the taken frame back to the producer once `q`'s commands on it have completed.
-  /// Errc: released (ring or q), invalid_argument (called by the producer, q on another context, no
-  /// frame taken), and those of Queue::map.
+  /// Consumer: done with the taken frame: waits for the commands on it (a blocking write_discard map
+  /// and unmap on `q`), then hands it back to the producer at once when nothing else holds it, else when
+  /// its last holder lets go (see "Holders" above). Errc: released (ring or q, or another consumer
+  /// attached since: the frame is not handed back), invalid_argument (called by the producer, q on
+  /// another context, no frame taken), busy (the frame consumed before is still held: it goes back
+  /// first; nothing changes), and those of Queue::map (nothing changes).
   [[nodiscard]] Result<void> consumed(Queue& q) noexcept;
 
   /// The sequence number of the frame acquire() or take() returned last (0 for the ring's first frame).
   [[nodiscard]] std::uint64_t frame_index() const noexcept { return current_; }
   /// Frames published so far (shared: what the producer has published).
   [[nodiscard]] std::uint64_t published() const noexcept;
-  /// Frames consumed so far (shared: what the consumer has handed back).
+  /// Frames consumed so far (shared: what the consumer has handed back; a consumed frame still held
+  /// counts once it has gone back).
   [[nodiscard]] std::uint64_t consumed_count() const noexcept;
   /// Bytes per frame (0 when empty).
   [[nodiscard]] std::size_t frame_bytes() const noexcept { return frame_bytes_; }
@@ -89,6 +121,7 @@ class SharedFrameRing {
   struct Control;
   Result<Buffer> frame(std::uint64_t index) const noexcept;
   Result<void> check_role(bool producer, const Queue* q) const noexcept;
+  void drop() noexcept;
 
   Buffer memory_;                 // the whole shared memory: the control block, then the frames
   Control* control_ = nullptr;    // the control block in the shared memory
@@ -97,6 +130,8 @@ class SharedFrameRing {
   std::size_t frame_bytes_ = 0;
   std::uint32_t frame_count_ = 0;
   std::uint64_t current_ = 0;
+  std::uint64_t next_ = 0;            // consumer: the next frame take() hands out
+  detail::RingConsumer* side_ = nullptr;  // consumer: its epoch and the frame waiting for its last holder
   bool producer_ = false;
 };
 

@@ -88,9 +88,10 @@ ByteRange host_range(const MemNode* n, ByteRange r) noexcept {
 }
 }  // namespace
 
-bool wrapped_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange rb) noexcept {
-  if (a->root == b->root || a->root->host == nullptr || b->root->host == nullptr) return false;
-  return intersects(host_range(a, ra), host_range(b, rb));
+bool aliased_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange rb) noexcept {
+  return any_alias(a, b, [&](std::uintptr_t base_a, std::uintptr_t base_b) {
+    return intersects(ByteRange{base_a + ra.begin, base_a + ra.end}, ByteRange{base_b + rb.begin, base_b + rb.end});
+  });
 }
 
 bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept {

@@ -2,6 +2,7 @@
 // Each returns the Errc the public documentation promises; none changes any object.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include <edgemem/event.hpp>
 #include <edgemem/flags.hpp>
@@ -51,9 +52,30 @@ Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes)
 /// True when root-relative `range` conflicts with an open mapping of `root`; caller holds root->map_lock.
 bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept;
 
-/// True when node-relative [ra) of `a` and [rb) of `b` share a byte of caller memory through two
-/// Buffer::wrap roots (distinct roots over overlapping host memory).
-bool wrapped_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange rb) noexcept;
+/// Calls `test(base_a, base_b)` for each memory that the distinct roots of `a` and `b` both reach,
+/// with the first byte of `a` and of `b` in it: caller memory (both roots use host memory: wraps,
+/// host-pointer and mmap imports, create_exportable; bases are addresses) and one file (both roots
+/// were made over fds of the same st_dev / st_ino: memfd, dma-buf and opaque-fd imports, exports;
+/// bases are file offsets). True when one call is; false for one root (its callers compare root
+/// bytes) and for roots that share neither.
+template <class Test>
+bool any_alias(const MemNode* a, const MemNode* b, Test&& test) noexcept {
+  const MemNode* ra = a->root;
+  const MemNode* rb = b->root;
+  if (ra == rb) return false;
+  if (ra->host != nullptr && rb->host != nullptr &&
+      test(reinterpret_cast<std::uintptr_t>(ra->host) + a->origin, reinterpret_cast<std::uintptr_t>(rb->host) + b->origin))
+    return true;
+  const ExternalRef* ea = ra->external;
+  const ExternalRef* eb = rb->external;
+  return ea != nullptr && eb != nullptr && ea->has_file && eb->has_file && ea->file_dev == eb->file_dev &&
+         ea->file_ino == eb->file_ino && test(ea->fd_offset + a->origin, eb->fd_offset + b->origin);
+}
+
+/// True when node-relative [ra) of `a` and [rb) of `b` share a byte through two distinct roots that
+/// alias (any_alias): two wraps of overlapping caller memory, two imports of one file, an export and
+/// its own import (issue #29.7).
+bool aliased_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange rb) noexcept;
 
 /// True when [p, p + bytes) of host memory shares a byte with node-relative [r) of wrapped `n`.
 bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept;

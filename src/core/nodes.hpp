@@ -122,9 +122,24 @@ struct ExternalRef {
   void (*host_access)(ExternalRef* self, bool start, Access access) noexcept = nullptr;
   ImportPath path = ImportPath::none;  ///< how the root reached the memory (Buffer::import_path())
   bool bracketed = false;              ///< commands and maps on the root need external_acquire / release
-  /// Open brackets that hold the memory acquired (mappings, begin_native .. end_native): while any
-  /// is open, commands on the root are not bracketed again; the first acquires, the last releases.
-  std::atomic<unsigned> holds{0};
+  /// Open brackets that hold the memory acquired (mappings, begin_native .. end_native), per queue:
+  /// cl_khr_external_memory acquires for one command-queue, so a command on queue B is not bracketed
+  /// again only while B itself holds the memory (a mapping made on queue A does not acquire it for B);
+  /// a queue's first hold acquires on it, its last releases on it (core/external_bracket.hpp). Guarded
+  /// by holds_lock; at most max_hold_queues queues hold it at once.
+  static constexpr unsigned max_hold_queues = 8;
+  struct QueueHold {
+    std::uint64_t queue = 0;  ///< QueueNode::serial of the holding queue
+    unsigned count = 0;       ///< its open holds (0: the entry is free)
+  };
+  std::mutex holds_lock;
+  QueueHold holds[max_hold_queues];
+  /// The file the memory lives in (st_dev, st_ino of the fd's file) when the root was made over one
+  /// (a memfd, dma-buf or opaque fd import, create_exportable): two roots over one file alias where
+  /// their file ranges (fd_offset + root byte) meet (issue #29.7; core/checks.hpp, aliased_overlap).
+  bool has_file = false;
+  std::uint64_t file_dev = 0;
+  std::uint64_t file_ino = 0;
   int fd = -1;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or -1
   std::size_t fd_offset = 0;           ///< where the root's bytes start in `fd`
   bool sealed = false;                 ///< `fd` is a memfd no peer can resize (export_handle() may share it)

@@ -52,7 +52,7 @@ Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, c
   // (Without `bracket`, an unmap: unmap_native ends the CPU's access its map started.)
   const HostSync cpu(bracket ? a : MemUse{}, bracket ? b : MemUse{});
   auto enqueue = [&]() -> Result<void> {
-    if constexpr (bracket) return run_bracketed(q->native, a.node, b.node, sync, command);
+    if constexpr (bracket) return run_bracketed(q->native, q->serial, a.node, b.node, sync, command);
     else return command(sync);
   };
   auto run = [&]() -> Result<void> {

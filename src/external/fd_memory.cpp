@@ -86,6 +86,13 @@ Result<FdRecord*> new_record(int owned_fd) noexcept {
   }
   r->release = release_record;
   r->fd = owned_fd;
+  // The file's identity, so two roots over one file are seen to alias (ExternalRef::has_file).
+  struct stat st {};
+  if (owned_fd >= 0 && fstat(owned_fd, &st) == 0) {
+    r->has_file = true;
+    r->file_dev = static_cast<std::uint64_t>(st.st_dev);
+    r->file_ino = static_cast<std::uint64_t>(st.st_ino);
+  }
   return r;
 }
 

@@ -27,6 +27,7 @@ void SpinLock::lock() noexcept {
 template <class Threads>
 PoolCore<Threads>::~PoolCore() {
   if (count_ == 0) return;
+  drain_returned();
   if (free_.out() != 0) {  // blocks still out: detach them so none can return to this dead pool
     for (std::size_t i = 0; i < count_; ++i) orphan(detail::node_of(blocks()[i]), nullptr);
   }
@@ -44,6 +45,7 @@ void PoolCore<Threads>::teardown() noexcept {
   }
   count_ = block_bytes_ = high_water_ = failed_ = 0;
   free_ = IndexFreeList{};
+  returned_.store(IndexFreeList::none, std::memory_order_relaxed);
 }
 
 template <class Threads>
@@ -146,6 +148,7 @@ bool PoolCore<Threads>::pop(std::uint32_t& slot, bool count_failure) noexcept {
 
 template <class Threads>
 bool PoolCore<Threads>::pop_locked(std::uint32_t& slot) noexcept {
+  drain_returned();
   if (!free_.take(slot)) return false;
   if (free_.out() > high_water_) high_water_ = free_.out();
   return true;
@@ -212,9 +215,42 @@ Result<PooledBuffer> PoolCore<Threads>::acquire_for(std::chrono::nanoseconds tim
 }
 
 template <class Threads>
+void PoolCore<Threads>::drain_returned() const noexcept {
+  if constexpr (!Threads::concurrent) {
+    if (returned_.load(std::memory_order_relaxed) == IndexFreeList::none) return;
+    std::uint32_t slot = returned_.exchange(IndexFreeList::none, std::memory_order_acquire);
+    std::uint32_t* links = free_.links();
+    // Oldest return first, so the free list ends as if each block had come back when its handle went
+    // (the last one returned is handed out first, as with ThreadSafe).
+    std::uint32_t oldest_first = IndexFreeList::none;
+    while (slot != IndexFreeList::none) {
+      const std::uint32_t next = links[slot];
+      links[slot] = oldest_first;
+      oldest_first = slot;
+      slot = next;
+    }
+    while (oldest_first != IndexFreeList::none) {
+      const std::uint32_t next = links[oldest_first];
+      free_.give_back(oldest_first);
+      oldest_first = next;
+    }
+  }
+}
+
+template <class Threads>
 void PoolCore<Threads>::take_back_block(NodeOwner* self, MemNode* node) noexcept {
   auto* pool = static_cast<PoolCore*>(self);
   const std::uint32_t slot = node->owner_slot;
+  if constexpr (!Threads::concurrent) {
+    // Whichever thread dropped the last handle: a push onto returned_, never the free list itself,
+    // which only the pool's thread touches. The slot is out, so its link is this thread's to write.
+    std::uint32_t* links = pool->free_.links();
+    std::uint32_t head = pool->returned_.load(std::memory_order_relaxed);
+    do {
+      links[slot] = head;
+    } while (!pool->returned_.compare_exchange_weak(head, slot, std::memory_order_release, std::memory_order_relaxed));
+    return;
+  }
   {
     std::lock_guard<Lock> lock(pool->lock_);
     pool->free_.give_back(slot);
@@ -231,6 +267,7 @@ void PoolCore<Threads>::take_back_block(NodeOwner* self, MemNode* node) noexcept
 template <class Threads>
 PoolStats PoolCore<Threads>::stats() const noexcept {
   std::lock_guard<Lock> lock(lock_);
+  drain_returned();
   return PoolStats{count_, block_bytes_, free_.out(), high_water_, failed_};
 }
 
@@ -245,6 +282,7 @@ Result<void> PoolCore<Threads>::release() noexcept {
   if (count_ == 0) return {};
   {
     std::lock_guard<Lock> lock(lock_);
+    drain_returned();
     if (free_.out() != 0) return fail(Errc::busy, "blocks of the pool are still out");
   }
   teardown();

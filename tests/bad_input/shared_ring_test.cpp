@@ -268,3 +268,32 @@ BAD_INPUT("SharedFrameRing::publish, take and consumed: a released queue") {
   REQUIRE_OK(t);
   e.expect(Errc::released, [&] { return r.consumer.consumed(released); });
 }
+
+BAD_INPUT("SharedFrameRing::consumed: busy while the frame consumed before is still held (#29.3)") {
+  ExtScene e;
+  RingPair r(e);
+  if (!r.ok) return;
+  REQUIRE(r.publish(e, 2));
+  auto first = r.consumer.take(e.f.q);
+  REQUIRE_OK(first);
+  REQUIRE_OK_DO(r.consumer.consumed(e.f.q));  // `first` still holds frame 0: it has not gone back
+  auto second = r.consumer.take(e.f.q);
+  REQUIRE_OK(second);
+  e.expect(Errc::busy, [&] { return r.consumer.consumed(e.f.q); });  // frames go back in order
+}
+
+BAD_INPUT("SharedFrameRing::take and consumed: a consumer replaced by a newer attach (#29, to settle c)") {
+  ExtScene e;
+  RingPair r(e);
+  if (!r.ok) return;
+  REQUIRE(r.publish(e, 2));
+  auto taken = r.consumer.take(e.f.q);
+  REQUIRE_OK(taken);
+  auto h = r.producer.export_handle();
+  REQUIRE_OK(h);
+  auto newer = SharedFrameRing::attach(e.f.ctx, std::move(*h));
+  REQUIRE_OK(newer);
+  e.expect(Errc::released, [&] { return r.consumer.consumed(e.f.q); });
+  *taken = Buffer();
+  e.expect(Errc::released, [&] { return r.consumer.take(e.f.q); });
+}

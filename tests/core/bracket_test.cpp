@@ -1,0 +1,191 @@
+// Issue #29, to settle (a): cl_khr_external_memory acquires memory for one command-queue, so the
+// bracket (src/core/external_bracket.hpp) counts holds per queue. Run over a recording backend that
+// logs every acquire, release and command with its queue; no device with external memory is needed
+// (PoCL has none, the host backend no external group). Before the fix the holds were one count per
+// import: a mapping on queue A made a command on queue B skip its acquire ("command B" with no
+// "acquire B" before it), and the last hold to go released on whatever queue it was (begin_native
+// on B then unmap on A released on B, never on A). Each sequence below fails that way on the old
+// count and passes with the per-queue one.
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "conformance/test_helpers.hpp"
+#include "core/external_bracket.hpp"
+
+using namespace edgemem;
+using detail::Backend;
+
+namespace {
+
+std::string g_log;  // what the recording backend was asked, in order: "acquire A. command B. ..."
+
+/// The native queue standing for queue `name` ('A', 'B', ...): its bytes all `name` (a pointer on
+/// OpenCL and host, a struct on CUDA); only its bytes are ever read.
+Backend::NativeQueue queue(char name) {
+  Backend::NativeQueue q{};
+  std::memset(static_cast<void*>(&q), name, sizeof q);
+  return q;
+}
+char name_of(const Backend::NativeQueue& q) {
+  char name = 0;
+  std::memcpy(&name, static_cast<const void*>(&q), 1);
+  return name;
+}
+
+void note(const char* what, Backend::NativeQueue q) {
+  g_log += what;
+  g_log += ' ';
+  g_log += name_of(q);
+  g_log += ". ";
+}
+
+/// The built backend's native types with an external group that records instead of calling a driver.
+struct Recording {
+  using NativeQueue = Backend::NativeQueue;
+  using NativeMem = Backend::NativeMem;
+  using NativeEvent = Backend::NativeEvent;
+  using CommandEvents = Backend::CommandEvents;
+  static constexpr unsigned groups = contract::group_device | contract::group_buffer | contract::group_external;
+  static Result<void> external_acquire(NativeQueue q, const NativeMem&, const CommandEvents& s) noexcept {
+    note("acquire", q);
+    if (s.out != nullptr) *s.out = NativeEvent{};
+    return {};
+  }
+  static Result<void> external_release(NativeQueue q, const NativeMem&, const CommandEvents& s) noexcept {
+    note("release", q);
+    if (s.out != nullptr) *s.out = NativeEvent{};
+    return {};
+  }
+  static void event_release(NativeEvent) noexcept {}
+  static Result<void> queue_finish(NativeQueue) noexcept { return {}; }
+};
+
+/// An import the driver made (bracketed), as a root node with its record.
+struct Import {
+  detail::ExternalRef ext;
+  detail::MemNode root;
+  /// `id` makes the native object differ from other imports' (it is compared, never used).
+  explicit Import(unsigned char id = 1) {
+    ext.bracketed = true;
+    root.external = &ext;
+    std::memset(static_cast<void*>(&root.native), id, sizeof root.native);
+  }
+  ~Import() { root.external = nullptr; }
+};
+
+/// A command of queue `name` on the import, through run_bracketed.
+Result<void> command(Import& m, char name) {
+  const Backend::CommandEvents s{};
+  return detail::run_bracketed<Recording>(queue(name), static_cast<std::uint64_t>(name), &m.root, nullptr, s,
+                                          [&](const Backend::CommandEvents&) -> Result<void> {
+                                            note("command", queue(name));
+                                            return {};
+                                          });
+}
+
+/// A map of queue `name` on the import, through map_bracketed.
+Result<int> map(Import& m, char name) {
+  const Backend::CommandEvents s{};
+  return detail::map_bracketed<Recording>(queue(name), static_cast<std::uint64_t>(name), &m.root, s,
+                                          [&](const Backend::CommandEvents&) -> Result<int> {
+                                            note("map", queue(name));
+                                            return 0;
+                                          });
+}
+
+/// The unmap of a map of queue `name`, through unmap_bracketed.
+Result<void> unmap(Import& m, char name) {
+  const Backend::CommandEvents s{};
+  return detail::unmap_bracketed<Recording>(queue(name), static_cast<std::uint64_t>(name), &m.root, s,
+                                            [&](const Backend::CommandEvents&) -> Result<void> {
+                                              note("unmap", queue(name));
+                                              return {};
+                                            });
+}
+
+}  // namespace
+
+TEST_CASE("bracket: a mapping on queue A does not acquire the memory for a command on queue B") {
+  Import m;
+  g_log.clear();
+  CHECK_OK(map(m, 'A'));
+  CHECK(g_log == "acquire A. map A. ");
+  g_log.clear();
+  CHECK_OK(command(m, 'B'));  // before the fix: "command B. " (B used memory it never acquired)
+  CHECK(g_log == "acquire B. command B. release B. ");
+  g_log.clear();
+  CHECK_OK(command(m, 'A'));  // A holds it: not bracketed again
+  CHECK(g_log == "command A. ");
+  g_log.clear();
+  CHECK_OK(unmap(m, 'A'));
+  CHECK(g_log == "unmap A. release A. ");
+  g_log.clear();
+  CHECK_OK(command(m, 'A'));
+  CHECK(g_log == "acquire A. command A. release A. ");
+}
+
+TEST_CASE("bracket: each queue's last hold releases on that queue, whichever goes first") {
+  Import m;
+  g_log.clear();
+  CHECK_OK(map(m, 'A'));
+  auto held = detail::hold_import<Recording>(queue('B'), 'B', &m.root, nullptr, 0);  // begin_native on B
+  REQUIRE_OK(held);
+  CHECK(*held);  // B acquired on its own (before the fix: false, nothing enqueued on B)
+  CHECK(g_log == "acquire A. map A. acquire B. ");
+  g_log.clear();
+  CHECK_OK(unmap(m, 'A'));  // before the fix: no release (B's hold still counted), A left acquired
+  CHECK(g_log == "unmap A. release A. ");
+  g_log.clear();
+  auto again = detail::hold_import<Recording>(queue('B'), 'B', &m.root, nullptr, 0);  // nested on B
+  REQUIRE_OK(again);
+  CHECK_FALSE(*again);
+  CHECK_OK(detail::unhold_import<Recording>(queue('B'), 'B', &m.root, nullptr));
+  CHECK(g_log.empty());
+  CHECK_OK(detail::unhold_import<Recording>(queue('B'), 'B', &m.root, nullptr));  // end_native on B
+  CHECK(g_log == "release B. ");
+  g_log.clear();
+  // An end on a queue that holds nothing releases nothing anywhere.
+  CHECK_OK(detail::unhold_import<Recording>(queue('C'), 'C', &m.root, nullptr));
+  CHECK(g_log.empty());
+}
+
+TEST_CASE("bracket: a command on two imports held by other queues acquires both on its own queue") {
+  Import a(1), b(2);
+  g_log.clear();
+  CHECK_OK(map(a, 'A'));
+  CHECK_OK(map(b, 'B'));
+  g_log.clear();
+  const Backend::CommandEvents s{};
+  auto ran = detail::run_bracketed<Recording>(queue('C'), 'C', &a.root, &b.root, s,
+                                              [&](const Backend::CommandEvents&) -> Result<void> {
+                                                note("command", queue('C'));
+                                                return {};
+                                              });
+  CHECK_OK(ran);
+  CHECK(g_log == "acquire C. acquire C. command C. release C. release C. ");
+  g_log.clear();
+  CHECK_OK(unmap(a, 'A'));
+  CHECK_OK(unmap(b, 'B'));
+  CHECK(g_log == "unmap A. release A. unmap B. release B. ");
+}
+
+TEST_CASE("bracket: an import held on max_hold_queues queues refuses another (exhausted) and changes nothing") {
+  Import m;
+  constexpr unsigned n = detail::ExternalRef::max_hold_queues;
+  for (unsigned i = 0; i < n; ++i) CHECK_OK(map(m, static_cast<char>('A' + i)));
+  g_log.clear();
+  CHECK_ERRC(map(m, 'Z'), Errc::exhausted);
+  CHECK(g_log.empty());
+  CHECK_ERRC(detail::hold_import<Recording>(queue('Z'), 'Z', &m.root, nullptr, 0), Errc::exhausted);
+  // A command of another queue is still bracketed on its own queue.
+  CHECK_OK(command(m, 'Z'));
+  CHECK(g_log == "acquire Z. command Z. release Z. ");
+  g_log.clear();
+  for (unsigned i = 0; i < n; ++i) CHECK_OK(unmap(m, static_cast<char>('A' + i)));
+  CHECK(g_log.size() == n * std::string("unmap A. release A. ").size());
+  g_log.clear();
+  CHECK_OK(map(m, 'Z'));  // room again
+  CHECK(g_log == "acquire Z. map Z. ");
+  CHECK_OK(unmap(m, 'Z'));
+}
