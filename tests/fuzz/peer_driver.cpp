@@ -199,7 +199,7 @@ void use(edgemem::IpcHandle h, Reader& in) {
                                             Errc::access_denied});
       if (!r) break;
       auto f = r->take(s.q);
-      expect(f, "SharedFrameRing::take", {Errc::exhausted});
+      expect(f, "SharedFrameRing::take", {Errc::exhausted, Errc::released});
       if (f) read_all(*f, r->frame_bytes());
       break;
     }
@@ -299,15 +299,15 @@ void attack_ring(Reader& in) {
       }
       case 1: expect(producer->publish(s.q), "SharedFrameRing::publish", {Errc::invalid_argument}); break;
       case 2: {
-        auto f = consumer->take(s.q);
-        expect(f, "SharedFrameRing::take", {Errc::busy, Errc::exhausted});
+        auto f = consumer->take(s.q);  // released: the peer wrote the consumer's word (a newer epoch)
+        expect(f, "SharedFrameRing::take", {Errc::busy, Errc::exhausted, Errc::released});
         if (f) {
           read_all(*f, consumer->frame_bytes());
           taken = std::move(*f);
         }
         break;
       }
-      case 3: expect(consumer->consumed(s.q), "SharedFrameRing::consumed", {Errc::invalid_argument}); break;
+      case 3: expect(consumer->consumed(s.q), "SharedFrameRing::consumed", {Errc::invalid_argument, Errc::released}); break;
       case 4:
       case 5: {  // the peer writes 1 to 8 bytes anywhere in the control block (48 bytes, and a little past)
         const std::size_t at = in.u8() % 64, k = 1 + in.u8() % 8;

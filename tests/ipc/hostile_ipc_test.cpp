@@ -413,18 +413,21 @@ void victim_ring_consumer(Context& ctx, Queue& q, int sock) {
     step(sock);
     if (!wait_step(sock)) return;
     for (int i = 0; i < 6; ++i) {
+      // released: the peer's write of the consumer's word (count and epoch) reads as a newer consumer.
       auto f = consumer->take(q);
-      EXPECT(ok_or(f, {Errc::exhausted, Errc::busy}), "take after the peer's write: %s", why(f));
+      EXPECT(ok_or(f, {Errc::exhausted, Errc::busy, Errc::released}), "take after the peer's write: %s", why(f));
       if (!f) continue;
       EXPECT(f->size() == consumer->frame_bytes(), "a frame of %zu bytes", f->size());
       read_all(q, *f, bytes);
-      EXPECT(consumer->consumed(q), "consumed");
+      const auto done = consumer->consumed(q);
+      EXPECT(ok_or(done, {Errc::released}), "consumed: %s", why(done));
       ++frames;
     }
-    auto again = ring->export_handle();  // a consumer attaching over what the peer wrote
+    auto again = ring->export_handle();  // a consumer attaching over what the peer wrote (it replaces ours)
     if (again) {
       auto r = SharedFrameRing::attach(ctx, std::move(*again));
       EXPECT(ok_or(r, {Errc::invalid_argument, Errc::misaligned, Errc::out_of_range}), "attach again: %s", why(r));
+      if (r) *consumer = std::move(*r);
     }
   }
   std::printf("  ring consumer: %d frames taken (contents are the peer's to spoil)\n", frames);
