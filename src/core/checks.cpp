@@ -83,7 +83,7 @@ bool rects_overlap(std::size_t base_a, const RectSide& a, std::size_t base_b, co
 namespace {
 /// Node-relative [r) of `n` as addresses of the caller memory its wrapped root uses.
 ByteRange host_range(const MemNode* n, ByteRange r) noexcept {
-  const auto base = reinterpret_cast<std::uintptr_t>(n->root->host) + n->origin;
+  const auto base = reinterpret_cast<std::uintptr_t>(host_address(n->root)) + n->origin;
   return ByteRange{base + r.begin, base + r.end};
 }
 }  // namespace
@@ -95,7 +95,7 @@ bool aliased_overlap(const MemNode* a, ByteRange ra, const MemNode* b, ByteRange
 }
 
 bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange r) noexcept {
-  if (n->root->host == nullptr) return false;
+  if (host_address(n->root) == nullptr) return false;
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   return intersects(ByteRange{begin, begin + bytes}, host_range(n, r));
 }

@@ -52,9 +52,16 @@ Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes)
 /// True when root-relative `range` conflicts with an open mapping of `root`; caller holds root->map_lock.
 bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept;
 
+/// The host address of root `root`'s first byte where the caller can reach its bytes by address: its
+/// caller or mapped memory (`host`), else its SVM allocation (an SVM pointer is a host address too:
+/// a wrap over it, or a fill pattern inside it, aliases it; issue #30, items 12-13); null otherwise.
+inline const std::byte* host_address(const MemNode* root) noexcept {
+  return root->host != nullptr ? root->host : root->svm;
+}
+
 /// Calls `test(base_a, base_b)` for each memory that the distinct roots of `a` and `b` both reach,
 /// with the first byte of `a` and of `b` in it: caller memory (both roots use host memory: wraps,
-/// host-pointer and mmap imports, create_exportable; bases are addresses) and one file (both roots
+/// host-pointer and mmap imports, create_exportable, SVM allocations; bases are addresses) and one file (both roots
 /// were made over fds of the same st_dev / st_ino: memfd, dma-buf and opaque-fd imports, exports;
 /// bases are file offsets). True when one call is; false for one root (its callers compare root
 /// bytes) and for roots that share neither.
@@ -63,8 +70,10 @@ bool any_alias(const MemNode* a, const MemNode* b, Test&& test) noexcept {
   const MemNode* ra = a->root;
   const MemNode* rb = b->root;
   if (ra == rb) return false;
-  if (ra->host != nullptr && rb->host != nullptr &&
-      test(reinterpret_cast<std::uintptr_t>(ra->host) + a->origin, reinterpret_cast<std::uintptr_t>(rb->host) + b->origin))
+  const std::byte* ha = host_address(ra);
+  const std::byte* hb = host_address(rb);
+  if (ha != nullptr && hb != nullptr &&
+      test(reinterpret_cast<std::uintptr_t>(ha) + a->origin, reinterpret_cast<std::uintptr_t>(hb) + b->origin))
     return true;
   const ExternalRef* ea = ra->external;
   const ExternalRef* eb = rb->external;
