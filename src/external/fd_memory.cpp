@@ -66,10 +66,12 @@ void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept 
   notify_sync(self->fd, sync.flags);
 }
 
+#if EDGEMEM_LIVE_COUNTERS
 /// The bracket of a memfd stand-in imported while an observer is installed: the observer only.
 void observed_host_access(ExternalRef* self, bool start, Access access) noexcept {
   notify_sync(self->fd, sync_flags(start, access));
 }
+#endif
 
 void release_record(ExternalRef* self) noexcept {
   auto* r = static_cast<FdRecord*>(self);
