@@ -9,7 +9,7 @@
 #   4. meson install to a temporary prefix; a one-file consumer built with plain g++ and
 #      `pkg-config --cflags --libs --static edgemem`, then run
 #   5. -Dexpected=std (std::expected, C++23, g++; OpenCL backend on PoCL when found): the whole suite
-#   6. bench/footprint.sh: text/data/bss for aarch64 and armhf (fails over 32 KiB of edgemem text on aarch64)
+#   6. bench/footprint.sh: text/data/bss for aarch64 and armhf (fails over 36 KiB of edgemem text on aarch64; the goal is 32 KiB, missed since #29)
 #   7. nm: no libedgemem.a built above references __cxa_throw, __cxa_begin_catch, __gxx_personality_v0
 #      (or other exception runtime entry points) or typeinfo (_ZTI*, _ZTS*); a control object with
 #      exceptions and RTTI must trip the same check
