@@ -61,7 +61,7 @@ log "fuzz: replay the committed corpus and the run's inputs"
 
 # The hostile-peer target (tests/fuzz/peer_driver.cpp): socket messages with fds, IPC descriptors and a
 # ring's control block written by a peer, against the host build (ASan + UBSan); fds counted per input.
-PEER_SECS=${FUZZ_PEER_SECONDS:-45}
+PEER_SECS=${FUZZ_PEER_SECONDS:-30}
 mkdir -p "$work/peer_corpus"
 cp tests/fuzz/peer_corpus/* "$work/peer_corpus/"
 log "fuzz: hostile peer, $PEER_SECS s from $(ls tests/fuzz/peer_corpus | wc -l) committed inputs"
