@@ -35,26 +35,14 @@
 
 #include <edgemem/edgemem.hpp>
 
+#include "ipc_expect.hpp"
+
 using namespace edgemem;
+using ipc::g_failures;
+using ipc::why;
 
 namespace {
 
-int g_failures = 0;
-
-#define EXPECT(cond, ...)                                                                                 \
-  do {                                                                                                    \
-    if (!(cond)) {                                                                                        \
-      std::fprintf(stderr, "[%d] FAIL %s:%d: %s: ", static_cast<int>(getpid()), __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                                                  \
-      std::fprintf(stderr, "\n");                                                                         \
-      ++g_failures;                                                                                       \
-    }                                                                                                     \
-  } while (false)
-
-template <class R>
-const char* why(const R& r) {
-  return r ? "ok" : r.error().message;
-}
 
 /// True when `r` succeeded or failed with one of `allowed`.
 template <class R>

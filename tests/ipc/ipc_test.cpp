@@ -26,7 +26,11 @@
 
 #include <edgemem/edgemem.hpp>
 
+#include "ipc_expect.hpp"
+
 using namespace edgemem;
+using ipc::g_failures;
+using ipc::why;
 
 namespace {
 
@@ -34,22 +38,6 @@ constexpr std::uint64_t kFrames = 10000;
 constexpr std::size_t kFrameBytes = 64 * 1024;
 constexpr std::uint32_t kRingFrames = 8;
 constexpr std::uint64_t kPoolFrames = 2000;
-int g_failures = 0;
-
-#define EXPECT(cond, ...)                                                   \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::fprintf(stderr, "[%d] FAIL %s:%d: %s: ", static_cast<int>(getpid()), __FILE__, __LINE__, #cond); \
-      std::fprintf(stderr, __VA_ARGS__);                                    \
-      std::fprintf(stderr, "\n");                                           \
-      ++g_failures;                                                         \
-    }                                                                       \
-  } while (false)
-
-template <class R>
-const char* why(const R& r) {
-  return r ? "ok" : r.error().message;
-}
 
 /// The content of frame `seq`: its sequence number, then bytes derived from it.
 void fill_frame(std::vector<unsigned char>& f, std::uint64_t seq) {
