@@ -1,19 +1,20 @@
 #!/bin/bash
 # Copies what scripts/gpu_ordering_run.sh needs from build-gpu-ocl and build-gpu-cu (see there; either may
-# be missing) into DIR (default .device/ordering, git-ignored), with libOpenCL.so.1 for the OpenCL side.
+# be missing), with the #29/#30 programs (IPC, hostile peer, interop, CUDA context, fuzz replay), into DIR (default .device/ordering, git-ignored), with libOpenCL.so.1 for the OpenCL side.
 set -e
 cd "$(dirname "$0")/.."
 DIR=${1:-.device/ordering}
 OCL=${OCL_BUILD:-build-gpu-ocl} CU=${CU_BUILD:-build-gpu-cu}
 rm -rf "$DIR" && mkdir -p "$DIR"
-cp scripts/gpu_ordering_run.sh "$DIR/"
+cp scripts/gpu_ordering_run.sh "$DIR/" && cp -r tests/fuzz/h100 "$DIR/fuzz-h100"
 stage() {
   local from=$1 to=$DIR/$2
   [ -d "$from" ] || return 0
   mkdir -p "$to"
   for f in tests/edgemem_conformance tests/ordering/edgemem_ordering_lifetime tests/stress/edgemem_ordering_schedule \
            tests/stress/edgemem_stress tests/alloc/edgemem_pool_steady_state bench/opencl_overhead bench/peers/peers \
-           bench/cuda_overhead; do
+           bench/cuda_overhead tests/ipc/edgemem_ipc tests/ipc/edgemem_ipc_hostile tests/interop/edgemem_interop \
+           tests/interop/cuda_opaque_fd_test tests/cuda/edgemem_cuda_context tests/fuzz/edgemem_fuzz_replay; do
     [ -f "$from/$f" ] && cp "$from/$f" "$to/"
   done
   strip "$to"/* 2>/dev/null || true

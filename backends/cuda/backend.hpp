@@ -12,14 +12,17 @@
 /// - Storage::device = cuMemAlloc, Storage::host = cuMemHostAlloc (pinned, mapped, portable),
 ///   Storage::shared = cuMemAllocManaged; wrap (caller memory) = cuMemHostRegister;
 ///   sub-objects are pointer offsets (no native object);
-/// - fills: cuMemsetD8/D16/D32 for 1, 2 and 4-byte patterns; wider ones (up to 128 bytes) write one
-///   pattern with cuMemsetD32 and double it with device-to-device copies;
+/// - fills: cuMemsetD8/D16/D32 for 1, 2 and 4-byte patterns at addresses those accept; wider ones (up
+///   to 128 bytes), and any at an address cuMemsetD16/D32 refuse (a wrap or adopted pointer at an odd
+///   address), write one pattern (cuMemsetD32 per word, or cuMemsetD8 per byte) and double it with
+///   device-to-device copies;
 /// - rect transfers: cuMemcpy2DAsync (one slice) or cuMemcpy3DAsync, per-slice 2D copies when a slice
 ///   pitch is not a whole number of rows;
 /// - map: zero-copy for pinned, managed and registered memory (after the stream has finished); device
 ///   memory through pinned staging (cuMemHostAlloc): read and write maps download, write_discard does
 ///   not; write and write_discard maps upload at unmap, which then waits for the upload;
-/// - migrate: cuMemPrefetchAsync for managed memory, an ordering point for the others;
+/// - migrate: cuMemPrefetchAsync for managed memory and views of it (the driver says which a view is),
+///   an ordering point for the others;
 /// - adopt: a CUcontext must be a device's primary context (retain takes a primary-context reference);
 ///   a CUstream of that context and a device pointer (any kind: device, pinned, managed, registered)
 ///   are never destroyed or freed by edgemem: CUDA gives them no reference count, so AdoptMode::retain

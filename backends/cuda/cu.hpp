@@ -63,6 +63,12 @@ inline CUdeviceptr at(const Cuda::NativeMem& mem, std::size_t offset) noexcept {
   return static_cast<CUdeviceptr>(mem.device_ptr + offset);
 }
 
+/// Success unless `mem` is memory the process may only read (NativeMem::read_only): access_denied.
+[[nodiscard]] inline Result<void> writable(const Cuda::NativeMem& mem) noexcept {
+  if (!mem.read_only) return {};
+  return fail(Errc::access_denied, "the wrapped memory is read-only for this process (a PROT_READ mapping): nothing may write it");
+}
+
 /// An event record for a command about to be enqueued in `ctx` (reference count 1): a cached one, else
 /// a new CUevent. Taken before the command, so running out of memory changes nothing. Errc:
 /// out_of_host_memory, or the driver's answer.
@@ -78,6 +84,21 @@ void return_event(Cuda::NativeEvent e) noexcept;
 
 /// Destroys the cached event records of `ctx` (before its primary context is released).
 void drain_events(CUcontext ctx) noexcept;
+
+/// What register_host made of caller memory.
+struct Registered {
+  CUdeviceptr device = 0;         ///< the device address of its first byte (0: not reachable zero-copy)
+  bool read_only = false;         ///< some page is registered CU_MEMHOSTREGISTER_READ_ONLY (the process may only read it)
+  bool table_full = false;        ///< edgemem's table of registered page ranges is full
+  CUresult status = CUDA_SUCCESS; ///< the driver's answer when device is 0
+};
+
+/// Makes [host, host + bytes) reachable by the device zero-copy (cu_register.cpp): registers the pages
+/// no wrap has registered yet, counts this wrap on those that are. device == 0: nothing was kept.
+[[nodiscard]] Registered register_host(void* host, std::size_t bytes) noexcept;
+
+/// Gives back what register_host(host, bytes) kept (the pages' last wrap unregisters them).
+void unregister_host(const void* host, std::size_t bytes) noexcept;
 
 /// Copies `bytes` between host memory and device memory on stream `s` through pinned staging, done
 /// when it returns: for host memory CUDA refuses to copy directly (a range only partly registered, as

@@ -31,20 +31,21 @@ Result<Cuda::NativeMem> alloc_pinned(CUcontext ctx, std::size_t bytes) noexcept 
   return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::pinned};
 }
 
-/// Caller memory for the device (Buffer::wrap): registered with cuMemHostRegister (zero-copy). Memory
-/// the driver will not register (pages of it registered already by another wrap, memory it cannot pin)
-/// is shadowed: device memory with the caller's bytes, synchronised at map and unmap, as OpenCL's
-/// CL_MEM_USE_HOST_PTR is on a device with its own copy.
+/// Caller memory for the device (Buffer::wrap): registered with cuMemHostRegister (zero-copy), sharing
+/// the registrations of earlier wraps of the same pages (cu_register.cpp); read-only when the process
+/// may only read it. Memory the driver will not register is shadowed: device memory with the caller's
+/// bytes, synchronised at map and unmap, as OpenCL's CL_MEM_USE_HOST_PTR is on a device with its own copy.
 Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes) noexcept {
-  const cu::Driver& drv = cu::driver();
-  const CUresult reg = drv.cuMemHostRegister(p, bytes, CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_PORTABLE);
-  if (reg == CUDA_ERROR_OUT_OF_MEMORY) return cu::fail_cu(reg);
-  CUdeviceptr d = 0;
-  if (reg == CUDA_SUCCESS) {
-    const CUresult status = drv.cuMemHostGetDevicePointer(&d, p, 0);
-    if (status == CUDA_SUCCESS) return Cuda::NativeMem{d, p, bytes, ctx, CudaMemKind::registered};
-    (void)drv.cuMemHostUnregister(p);
+  const cu::Registered r = cu::register_host(p, bytes);
+  if (r.device != 0) {
+    Cuda::NativeMem mem{r.device, p, bytes, ctx, CudaMemKind::registered};
+    mem.read_only = r.read_only;
+    return mem;
   }
+  if (r.table_full) return fail(Errc::exhausted, "every slot of the CUDA backend's table of registered host ranges is in use (wraps)");
+  if (r.status == CUDA_ERROR_OUT_OF_MEMORY) return cu::fail_cu(r.status);
+  const cu::Driver& drv = cu::driver();
+  CUdeviceptr d = 0;
   EDGEMEM_TRY(cu::check(drv.cuMemAlloc(&d, bytes)));
   const CUresult status = cu::staged_copy(nullptr, d, p, bytes, true);
   if (status != CUDA_SUCCESS) {
@@ -62,7 +63,7 @@ void free_native(const Cuda::NativeMem& mem) noexcept {
     case CudaMemKind::shadowed:
     case CudaMemKind::managed: (void)drv.cuMemFree(static_cast<CUdeviceptr>(mem.device_ptr)); break;
     case CudaMemKind::pinned: (void)drv.cuMemFreeHost(mem.host); break;
-    case CudaMemKind::registered: (void)drv.cuMemHostUnregister(mem.host); break;
+    case CudaMemKind::registered: cu::unregister_host(mem.host, mem.bytes); break;
     case CudaMemKind::borrowed:
     case CudaMemKind::none: break;
   }
@@ -131,7 +132,9 @@ Result<Cuda::NativeMem> Cuda::mem_create(const NativeContext& ctx, const MemDesc
 
 Result<Cuda::NativeMem> Cuda::mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes, MemFlags) noexcept {
   void* host = root.host != nullptr ? static_cast<std::byte*>(root.host) + origin : nullptr;
-  return NativeMem{root.device_ptr + origin, host, bytes, root.context, CudaMemKind::borrowed};
+  NativeMem sub{root.device_ptr + origin, host, bytes, root.context, CudaMemKind::borrowed};
+  sub.read_only = root.read_only;
+  return sub;
 }
 
 Result<void> Cuda::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMode mode, AdoptedMem& out) noexcept {
@@ -203,6 +206,7 @@ Result<void> settle_managed(const Cuda::NativeMem& mem) noexcept {
 
 Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset, std::size_t bytes,
                                const CommandEvents& sync) noexcept {
+  if (access != Access::read) EDGEMEM_TRY(cu::writable(mem));
   // After the waits and every earlier command of the stream (a map is blocking: sync has no out).
   EDGEMEM_TRY(cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; }));
   const cu::Driver& drv = cu::driver();

@@ -46,7 +46,7 @@ enum class CudaMemKind : std::uint8_t {
   device,      ///< cuMemAlloc (Storage::device): freed with cuMemFree
   pinned,      ///< cuMemHostAlloc, mapped and portable (Storage::host): freed with cuMemFreeHost
   managed,     ///< cuMemAllocManaged (Storage::shared): freed with cuMemFree
-  registered,  ///< caller memory registered with cuMemHostRegister (wrap): unregistered, never freed
+  registered,  ///< caller memory registered with cuMemHostRegister (wrap), registrations shared by wraps of the same pages: the last wrap unregisters, never freed
   /// caller memory the driver would not register (pages another wrap has registered): device memory
   /// (cuMemAlloc, freed) holds the bytes, `host` the caller memory, synchronised at map and unmap
   shadowed,
@@ -62,6 +62,9 @@ struct NativeMem {
   std::size_t bytes = 0;          ///< size in bytes
   CUctx_st* context = nullptr;    ///< CUcontext the memory belongs to
   CudaMemKind kind = CudaMemKind::none;  ///< what releasing it does
+  /// Caller memory the process may only read (registered CU_MEMHOSTREGISTER_READ_ONLY): commands that
+  /// would write it (write, fill, copy into it, map for writing) answer Errc::access_denied.
+  bool read_only = false;
   /// The same object.
   friend bool operator==(const NativeMem& a, const NativeMem& b) noexcept {
     return a.device_ptr == b.device_ptr && a.host == b.host && a.bytes == b.bytes && a.context == b.context &&

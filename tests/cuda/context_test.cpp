@@ -3,10 +3,12 @@
 // and nothing is left behind; with it, the device opens on the CUDA backend and reports its facts.
 // Which case applies is decided here by loading libcuda.so.1 the way the backend does.
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -79,4 +81,106 @@ TEST_CASE("cuda: Queue::adopt refuses stream 0 and the pseudo-streams") {
     CHECK(q.error().code == edgemem::Errc::invalid_argument);
   }
   CHECK(edgemem::live_objects().queues == 0);
+}
+
+// Issue #30, items 6, 9 and 11: CUDA-only paths of the conformance cases (wrap_alias_test.cpp), with
+// the driver's own answers. Need the driver (a context).
+namespace {
+
+std::vector<unsigned char> read_all(edgemem::Queue& q, const edgemem::Buffer& b) {
+  std::vector<unsigned char> out(b.size());
+  REQUIRE(q.read(b, 0, out.data(), out.size()).has_value());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("cuda: fills of an adopted pointer at an odd address (cuMemsetD16/D32 refuse it)") {
+  auto ctx = edgemem::Context::create();
+  if (!ctx) return;
+  auto q = edgemem::Queue::create(*ctx);
+  REQUIRE(q.has_value());
+  auto owner = edgemem::Buffer::create(*ctx, 8192);
+  REQUIRE(owner.has_value());
+  auto native = owner->native();
+  REQUIRE(native.has_value());
+  edgemem::NativeMem n;
+  n.device_ptr = native->device_ptr + 1;
+  n.bytes = 4096;
+  auto odd = edgemem::Buffer::adopt(*ctx, n, edgemem::AdoptMode::borrow);
+  REQUIRE(odd.has_value());
+  for (std::size_t size : {2u, 4u, 8u, 16u, 128u}) {
+    CAPTURE(size);
+    std::vector<unsigned char> pattern(size);
+    for (std::size_t i = 0; i < size; ++i) pattern[i] = static_cast<unsigned char>(size * 31 + i * 7 + 1);
+    REQUIRE(q->fill(*odd, 0, 4096, pattern.data(), size).has_value());
+    const auto got = read_all(*q, *odd);
+    bool same = true;
+    for (std::size_t i = 0; i < got.size(); ++i) same = same && got[i] == pattern[i % size];
+    CHECK(same);
+  }
+}
+
+TEST_CASE("cuda: writes into a wrap of PROT_READ memory are access_denied and change nothing") {
+  auto ctx = edgemem::Context::create();
+  if (!ctx) return;
+  auto q = edgemem::Queue::create(*ctx);
+  REQUIRE(q.has_value());
+  constexpr std::size_t kBytes = 65536;
+  void* raw = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(raw != MAP_FAILED);
+  std::memset(raw, 0x42, kBytes);
+  REQUIRE(mprotect(raw, kBytes, PROT_READ) == 0);
+  {
+    auto w = edgemem::Buffer::wrap(*ctx, raw, kBytes);  // read_write flags: the pages still say no
+    REQUIRE(w.has_value());
+    auto view = w->sub(4096, 4096);
+    REQUIRE(view.has_value());
+    auto other = edgemem::Buffer::create(*ctx, kBytes);
+    REQUIRE(other.has_value());
+    const unsigned char byte = 1;
+    for (edgemem::Buffer* b : {&*w, &*view}) {
+      CHECK(q->write(*b, 0, &byte, 1).error().code == edgemem::Errc::access_denied);
+      CHECK(q->fill(*b, 0, 4096, &byte, 1).error().code == edgemem::Errc::access_denied);
+      CHECK(q->copy(*other, *b, 0, 0, 4096).error().code == edgemem::Errc::access_denied);
+      CHECK(q->map<unsigned char>(*b, edgemem::Access::write).error().code == edgemem::Errc::access_denied);
+      CHECK(q->map<unsigned char>(*b, edgemem::Access::write_discard).error().code == edgemem::Errc::access_denied);
+    }
+    CHECK(read_all(*q, *w) == std::vector<unsigned char>(kBytes, 0x42));
+  }
+  munmap(raw, kBytes);
+}
+
+TEST_CASE("cuda: migrating a view of managed memory prefetches the view's bytes") {
+  auto ctx = edgemem::Context::create();
+  if (!ctx) return;
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib != nullptr);
+  using RangeAttribute = int (*)(void*, std::size_t, int, unsigned long long, std::size_t);
+  auto range_attribute = reinterpret_cast<RangeAttribute>(dlsym(lib, "cuMemRangeGetAttribute"));
+  auto attribute = reinterpret_cast<int (*)(int*, int, int)>(dlsym(lib, "cuDeviceGetAttribute"));
+  const bool found = range_attribute != nullptr && attribute != nullptr;
+  REQUIRE(found);
+  constexpr int kLastPrefetchLocation = 4;  // CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION
+  auto q = edgemem::Queue::create(*ctx);
+  REQUIRE(q.has_value());
+  constexpr std::size_t kMiB = 1 << 20;
+  auto managed = edgemem::Buffer::create(*ctx, 4 * kMiB, edgemem::Storage::shared);
+  REQUIRE(managed.has_value());
+  auto view = managed->sub(2 * kMiB, 2 * kMiB);
+  REQUIRE(view.has_value());
+  auto native = view->native();
+  REQUIRE(native.has_value());
+  REQUIRE(q->migrate(*view, edgemem::Migration::to_device).has_value());
+  REQUIRE(q->finish().has_value());
+  int where = -2;
+  REQUIRE(range_attribute(&where, sizeof where, kLastPrefetchLocation, native->device_ptr, 2 * kMiB) == 0);
+  int concurrent = 0;  // a device without concurrent managed access cannot prefetch (an ordering point)
+  REQUIRE(attribute(&concurrent, 89, ctx->native().device) == 0);  // CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS
+  if (concurrent != 0) CHECK(where == ctx->native().device);
+  REQUIRE(q->migrate(*view, edgemem::Migration::to_host).has_value());
+  REQUIRE(q->finish().has_value());
+  REQUIRE(range_attribute(&where, sizeof where, kLastPrefetchLocation, native->device_ptr, 2 * kMiB) == 0);
+  if (concurrent != 0) CHECK(where == -1);  // CU_DEVICE_CPU
+  dlclose(lib);
 }
