@@ -20,8 +20,8 @@ for b in ${BACKENDS:-ocl cuda}; do
   log=$b.txt
   {
     echo "=== $b"
-    echo "== blocking-call cases, 16 MiB"; EDGEMEM_TEST_FRAME_MIB=16 timeout 60 $C/edgemem_conformance -tc='*blocking call*' 2>&1 | tail -3
-    echo "== conformance"; timeout 300 $C/edgemem_conformance > $b-conformance.log 2>&1; echo "rc $?"; tail -4 $b-conformance.log
+    echo "== blocking-call cases, 16 MiB"; EDGEMEM_TEST_FRAME_MIB=16 timeout 60 $C/edgemem_conformance -tc="*blocking call*" > $b-blocking.log 2>&1; echo "rc $?"; tail -3 $b-blocking.log
+    echo "== conformance"; timeout ${CONF_T:-300} $C/edgemem_conformance > $b-conformance.log 2>&1; echo "rc $?"; tail -4 $b-conformance.log
     for m in 16 64; do
       echo "== ordering cases, $m MiB frames, ${RUNS:-5} runs"
       for i in $(seq ${RUNS:-5}); do EDGEMEM_TEST_FRAME_MIB=$m timeout 120 $C/edgemem_conformance -tc='ordering*' 2>&1 | grep -E "test cases|FAIL|ERROR" ; done
@@ -33,8 +33,8 @@ for b in ${BACKENDS:-ocl cuda}; do
       [ -x $C/$p ] || continue
       timeout 200 $C/$p > $b-$p.log 2>&1; echo "$p rc $? $(grep -E "test cases" $b-$p.log | tail -1)"; grep -E "ERROR|FAIL|skip" $b-$p.log | head -5
     done
-    if [ -x $C/edgemem_fuzz_replay ]; then
-      for f in $D/fuzz-h100/*.bin; do timeout 60 $C/edgemem_fuzz_replay $f > $b-fuzz-h100.log 2>&1; echo "fuzz replay $(basename $f) rc $?"; tail -3 $b-fuzz-h100.log; done
+    if [ "$b" = ocl ] && [ -x $C/edgemem_fuzz_replay ]; then
+      for f in $D/fuzz-h100/*.bin; do EDGEMEM_FUZZ_TRACE=1 timeout 60 $C/edgemem_fuzz_replay $f > $b-fuzz-h100.log 2>&1; echo "fuzz replay $(basename $f) rc $?"; tail -12 $b-fuzz-h100.log; done
     fi
     for p in edgemem_ordering_lifetime edgemem_ordering_schedule edgemem_stress edgemem_pool_steady_state; do
       [ -x $C/$p ] || continue

@@ -22,4 +22,15 @@ stage() {
 }
 stage "$OCL" ocl
 stage "$CU" cuda
+# The benches from builds without live counters (their atomics are not what users run), when there:
+# build-gpu-bench (OpenCL) and build-gpu-cubench (CUDA), configured as above with -Dlive_counters=false.
+for pair in "${BENCH_OCL:-build-gpu-bench}:ocl" "${BENCH_CU:-build-gpu-cubench}:cuda"; do
+  from=${pair%%:*} to=$DIR/${pair##*:}
+  for f in bench/opencl_overhead bench/peers/peers bench/cuda_overhead; do
+    [ -f "$from/$f" ] && [ -d "$to" ] && cp "$from/$f" "$to/" && strip "$to/$(basename $f)" && echo "bench $f from $from"
+  done
+done
+# The fuzz replay built with the H100's base alignment (tests/fuzz/h100/README.md), when there.
+[ -f "${FUZZ512:-build-gpu-512}/tests/fuzz/edgemem_fuzz_replay" ] && [ -d "$DIR/ocl" ] &&
+  cp "${FUZZ512:-build-gpu-512}/tests/fuzz/edgemem_fuzz_replay" "$DIR/ocl/edgemem_fuzz_replay" && echo "fuzz replay (512)"
 du -sh "$DIR"

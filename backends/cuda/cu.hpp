@@ -89,12 +89,13 @@ void drain_events(CUcontext ctx) noexcept;
 struct Registered {
   CUdeviceptr device = 0;         ///< the device address of its first byte (0: not reachable zero-copy)
   bool read_only = false;         ///< some page is registered CU_MEMHOSTREGISTER_READ_ONLY (the process may only read it)
-  bool table_full = false;        ///< edgemem's table of registered page ranges is full
+  bool table_full = false;        ///< edgemem's table of registered page ranges is full (shadowed)
   CUresult status = CUDA_SUCCESS; ///< the driver's answer when device is 0
 };
 
-/// Makes [host, host + bytes) reachable by the device zero-copy (cu_register.cpp): registers the pages
-/// no wrap has registered yet, counts this wrap on those that are. device == 0: nothing was kept.
+/// Makes [host, host + bytes) reachable by the device zero-copy (cu_register.cpp): inside an earlier
+/// wrap's registration (counted), the caller's own pinned memory, or a new registration. device == 0:
+/// nothing was kept.
 [[nodiscard]] Registered register_host(void* host, std::size_t bytes) noexcept;
 
 /// Gives back what register_host(host, bytes) kept (the pages' last wrap unregisters them).

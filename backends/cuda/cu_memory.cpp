@@ -32,9 +32,10 @@ Result<Cuda::NativeMem> alloc_pinned(CUcontext ctx, std::size_t bytes) noexcept 
 }
 
 /// Caller memory for the device (Buffer::wrap): registered with cuMemHostRegister (zero-copy), sharing
-/// the registrations of earlier wraps of the same pages (cu_register.cpp); read-only when the process
-/// may only read it. Memory the driver will not register is shadowed: device memory with the caller's
-/// bytes, synchronised at map and unmap, as OpenCL's CL_MEM_USE_HOST_PTR is on a device with its own copy.
+/// the registration of an earlier wrap whose pages it lies in (cu_register.cpp); read-only when the
+/// process may only read it. Memory that cannot be one registration (partly over an earlier wrap's
+/// pages), or that the driver will not register, is shadowed: device memory with the caller's bytes,
+/// synchronised at map and unmap, as OpenCL's CL_MEM_USE_HOST_PTR is on a device with its own copy.
 Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes) noexcept {
   const cu::Registered r = cu::register_host(p, bytes);
   if (r.device != 0) {
@@ -42,7 +43,6 @@ Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes)
     mem.read_only = r.read_only;
     return mem;
   }
-  if (r.table_full) return fail(Errc::exhausted, "every slot of the CUDA backend's table of registered host ranges is in use (wraps)");
   if (r.status == CUDA_ERROR_OUT_OF_MEMORY) return cu::fail_cu(r.status);
   const cu::Driver& drv = cu::driver();
   CUdeviceptr d = 0;

@@ -1,12 +1,14 @@
 // CUDA backend: caller memory for the device (Buffer::wrap, DLPack imports of host tensors). CUDA
-// registers a page once (cuMemHostRegister refuses a range whose pages are registered already), so two
-// wraps of the same memory, or of overlapping memory, share registrations: a fixed table of the
-// page ranges edgemem registered, each with the number of wraps that use it, unregistered when the
-// last goes. A wrap is zero-copy when every page it covers is registered (by it, by an earlier wrap,
-// or by the caller) and the device reaches the bytes as one contiguous range; memory CUDA will not
-// register at all is shadowed (a device copy synchronised at map and unmap). Memory the process may
-// only read (a PROT_READ mapping) is registered CU_MEMHOSTREGISTER_READ_ONLY: NativeMem::read_only,
-// and commands that would write it answer access_denied.
+// registers a page once (cuMemHostRegister refuses pages registered already) and one command may not
+// cross two registrations, so wraps share: a fixed table of the page ranges edgemem registered, each
+// with the number of wraps inside it, unregistered when the last goes. A wrap is zero-copy when its
+// pages are all inside one registration (a new one, an earlier wrap's, or the caller's own pinned or
+// registered memory); a wrap partly over an earlier wrap's pages, memory CUDA will not register, and
+// wraps past the table's size are shadowed (cu_memory.cpp). Memory the process may only read (a
+// PROT_READ mapping) is registered CU_MEMHOSTREGISTER_READ_ONLY: NativeMem::read_only, and commands
+// that would write it answer access_denied.
+#include <unistd.h>
+
 #include <mutex>
 
 #include "cu.hpp"
@@ -16,8 +18,7 @@ namespace edgemem::backend::cu {
 namespace {
 
 /// Page ranges edgemem registered, process-wide (registrations are portable: every context sees them).
-constexpr std::size_t kRegistrations = 256;
-constexpr std::uintptr_t kPage = 4096;
+constexpr std::size_t kRegistrations = 1024;
 
 struct Registration {
   std::uintptr_t begin = 0, end = 0;  // page-aligned; end == 0: a free slot
@@ -37,8 +38,12 @@ Table& table() noexcept {
 
 constexpr CUresult kTableFull = CUDA_ERROR_TOO_MANY_PEERS;  // never an answer of cuMemHostRegister
 
-std::uintptr_t page_down(std::uintptr_t a) noexcept { return a & ~(kPage - 1); }
-std::uintptr_t page_up(std::uintptr_t a) noexcept { return (a + kPage - 1) & ~(kPage - 1); }
+std::uintptr_t page() noexcept {
+  static const auto bytes = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
+  return bytes;
+}
+std::uintptr_t page_down(std::uintptr_t a) noexcept { return a & ~(page() - 1); }
+std::uintptr_t page_up(std::uintptr_t a) noexcept { return (a + page() - 1) & ~(page() - 1); }
 
 /// The device address of host byte `p` (registered or pinned), else 0.
 CUdeviceptr device_of(std::uintptr_t p) noexcept {
@@ -47,29 +52,13 @@ CUdeviceptr device_of(std::uintptr_t p) noexcept {
   return d;
 }
 
-/// The device address of [p, p + bytes) when the device reaches all of it as one contiguous range:
-/// within one of edgemem's registrations addresses are contiguous (one check at its first byte); pages
-/// the caller registered are checked one by one. Under the table's lock.
-CUdeviceptr contiguous(const Table& t, std::uintptr_t p, std::size_t bytes) noexcept {
-  const CUdeviceptr first = device_of(p);
-  if (first == 0) return 0;
-  for (std::uintptr_t at = p; at < p + bytes;) {
-    const Registration* covering = nullptr;
-    for (const Registration& r : t.slot)
-      if (r.end != 0 && r.begin <= at && at < r.end) covering = &r;
-    if (device_of(at) != first + (at - p)) return 0;
-    at = covering != nullptr ? covering->end : page_down(at) + kPage;
-  }
-  return first;
-}
-
 /// Adds one wrap to every registration meeting [begin, end) (+1) or takes it away (-1), unregistering
 /// those left without a wrap. Under the table's lock.
 void count_wraps(Table& t, std::uintptr_t begin, std::uintptr_t end, int delta) noexcept {
   for (Registration& r : t.slot) {
     if (r.end == 0 || r.end <= begin || end <= r.begin) continue;
     r.wraps = static_cast<std::uint32_t>(static_cast<int>(r.wraps) + delta);
-    if (r.wraps != 0) continue;
+    if (r.wraps != 0) continue;  // (delta 0: only a registration no wrap counts goes)
     (void)driver().cuMemHostUnregister(reinterpret_cast<void*>(r.begin));
     r = Registration{};
   }
@@ -107,53 +96,49 @@ Registered register_host(void* host, std::size_t bytes) noexcept {
   const auto p = reinterpret_cast<std::uintptr_t>(host);
   const std::uintptr_t begin = page_down(p), end = page_up(p + bytes);
   std::lock_guard<std::mutex> guard(t.lock);
-  // Register the gaps between edgemem's registrations over [begin, end); pages registered by the
-  // caller (cuMemHostRegister, cuMemHostAlloc) answer HOST_MEMORY_ALREADY_REGISTERED and are used as
-  // they are.
   Registered out;
-  std::uintptr_t at = begin;
-  std::uintptr_t added[kRegistrations];
-  std::size_t n_added = 0;
-  CUresult failed = CUDA_SUCCESS;
-  while (at < end && failed == CUDA_SUCCESS) {
-    std::uintptr_t next = end;  // the next registration's start at or after `at`, or end
-    const Registration* covering = nullptr;
-    for (const Registration& r : t.slot) {
-      if (r.end == 0) continue;
-      if (r.begin <= at && at < r.end) covering = &r;
-      else if (at < r.begin && r.begin < next) next = r.begin;
-    }
-    if (covering != nullptr) {
-      out.read_only = out.read_only || covering->read_only;
-      at = covering->end;
-      continue;
+  const Registration* containing = nullptr;
+  bool meets = false;
+  for (const Registration& r : t.slot) {
+    if (r.end == 0 || r.end <= begin || end <= r.begin) continue;
+    meets = true;
+    if (r.begin <= begin && end <= r.end) containing = &r;
+  }
+  if (containing != nullptr) {  // inside an earlier wrap's registration: shared, counted
+    out.read_only = containing->read_only;
+    out.device = device_of(p);
+  } else if (!meets) {
+    const CUdeviceptr first = device_of(p);
+    if (first != 0) {  // memory the caller pinned or registered (cuMemHostAlloc, a DLPack tensor): as it is
+      if (device_of(p + bytes - 1) == first + (bytes - 1)) out.device = first;
+      else out.status = CUDA_ERROR_INVALID_VALUE;
+      return out;
     }
     bool read_only = false;
-    const CUresult status = add(t, at, next, read_only);
-    if (status == CUDA_SUCCESS) {
-      added[n_added++] = at;
-      out.read_only = out.read_only || read_only;
-    } else if (status != CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED) {
-      failed = status;
+    const CUresult status = add(t, begin, end, read_only);
+    if (status == kTableFull) {
+      out.table_full = true;
+      out.status = CUDA_ERROR_INVALID_VALUE;
+      return out;
     }
-    at = next;
-  }
-  if (failed == CUDA_SUCCESS) out.device = contiguous(t, p, bytes);
-  if (out.device != 0) {
-    count_wraps(t, begin, end, +1);
-    out.status = CUDA_SUCCESS;
+    if (status != CUDA_SUCCESS) {
+      out.status = status;
+      return out;
+    }
+    out.read_only = read_only;
+    out.device = device_of(p);
+  } else {
+    // Partly over an earlier wrap's pages, partly not: CUDA registers a page once, and one command may
+    // not cross two registrations; the caller falls back to a device copy (backend.hpp).
+    out.status = CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
     return out;
   }
-  // Not usable zero-copy: undo this call's registrations (no wrap counts them yet).
-  for (std::size_t i = 0; i < n_added; ++i)
-    for (Registration& r : t.slot)
-      if (r.end != 0 && r.begin == added[i]) {
-        (void)driver().cuMemHostUnregister(reinterpret_cast<void*>(r.begin));
-        r = Registration{};
-      }
-  out = Registered{};
-  out.table_full = failed == kTableFull;
-  out.status = failed == CUDA_SUCCESS || failed == kTableFull ? CUDA_ERROR_INVALID_VALUE : failed;
+  if (out.device == 0) {
+    out.status = CUDA_ERROR_INVALID_VALUE;
+    count_wraps(t, begin, end, 0);  // a registration just added with no wrap goes again
+    return out;
+  }
+  count_wraps(t, begin, end, +1);
   return out;
 }
 

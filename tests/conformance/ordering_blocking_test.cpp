@@ -43,7 +43,7 @@ constexpr std::uint32_t kOld = 0x0100aa00u, kFresh = 0x0200bb00u, kYValue = 0x03
 /// The blocking call of T1 on `y` (all of it); `returned` is set as soon as the call itself returns.
 /// Returns its result and, in `y_after`, the word every word of y holds afterwards.
 Result<void> blocking_call(Queue& q, Buffer& y, Call call, bool can_fill, std::uint32_t* read_into,
-                           std::atomic<bool>& returned, std::uint32_t& y_after) {
+                           const std::uint32_t* write_from, std::atomic<bool>& returned, std::uint32_t& y_after) {
   const std::size_t bytes = y.size();
   y_after = kOld;
   Result<void> r;
@@ -55,12 +55,10 @@ Result<void> blocking_call(Queue& q, Buffer& y, Call call, bool can_fill, std::u
         break;
       }
       [[fallthrough]];  // no 4-byte fill on this device: a write instead
-    case Call::write: {
-      const auto data = emt::words(bytes, kYValue);
-      r = q.write(y, 0, data.data(), bytes);
+    case Call::write:
+      r = q.write(y, 0, write_from, bytes);
       y_after = kYValue;
       break;
-    }
     case Call::copy:
       r = q.copy(y, y, 0, bytes / 2, bytes / 2);  // old words onto old words
       break;
@@ -103,17 +101,24 @@ void blocking_call_keeps_later_commands(Kind kind, Call call) {
   REQUIRE_OK(f.q.finish());
 
   Buffer fresh_src = emt::staged(f.ctx, fresh);  // the async write's bytes, copied in before the gates
-  // T1's read lands in host storage mapped on C (pinned on CUDA): a read into pageable memory blocks in
-  // the driver holding the stream on CUDA, so nothing else could be enqueued on Q behind the gate.
+  // T1's read lands in, and its write comes from, host storage mapped on C (pinned on CUDA): a transfer
+  // of pageable memory through a stream held behind a gate blocks in the driver holding the stream on
+  // CUDA (it copies through the driver's staging as the stream runs), so nothing else could be
+  // enqueued on Q behind the gate: the main thread's Gate::hold would wait for T1, T1 for G1.
   auto read_buf = Buffer::create(f.ctx, bytes, Storage::host);
+  auto write_buf = Buffer::create(f.ctx, bytes, Storage::host);
   REQUIRE_OK(read_buf);
+  REQUIRE_OK(write_buf);
   auto read_map = c.map<std::uint32_t>(*read_buf, Access::write_discard);
+  auto write_map = c.map<std::uint32_t>(*write_buf, Access::write_discard);
   REQUIRE_OK(read_map);
+  REQUIRE_OK(write_map);
+  for (auto& w : *write_map) w = kYValue;
   auto g1 = emt::Gate::hold(f.q);
   std::atomic<bool> returned{false};
   Result<void> t1_result;
   std::uint32_t y_after = kOld;
-  std::thread t1([&] { t1_result = blocking_call(f.q, mem.y(), call, can_fill, read_map->data(), returned, y_after); });
+  std::thread t1([&] { t1_result = blocking_call(f.q, mem.y(), call, can_fill, read_map->data(), write_map->data(), returned, y_after); });
   if (g1) std::this_thread::sleep_for(50ms);  // T1's command goes in first, behind G1
   auto g2 = emt::Gate::hold(f.q);
   auto written = f.q.copy_async(fresh_src, mem.x(), 0, 0, bytes);  // behind G2 (when gated)
@@ -132,6 +137,7 @@ void blocking_call_keeps_later_commands(Kind kind, Call call) {
   }
   t1.join();
   CHECK_OK(read_map->unmap());
+  CHECK_OK(write_map->unmap());
   CHECK_OK(written);
   if (written) CHECK_OK(written->wait());
   CHECK_OK(read_result);

@@ -38,10 +38,15 @@ void many_queues_one_root(std::size_t n) {
     data.push_back(emt::staged(f.ctx, emt::words(part, 0x07000000u + static_cast<std::uint32_t>(i))));
   auto readback = Buffer::create(f.ctx, total);
   REQUIRE_OK(readback);
+  // Every queue made before the first gate holds one: on CUDA (H200, driver 580) a cuStreamCreate while
+  // 20 streams waited at a gate spun on the host (the 35th queue; whether the driver or the harness is
+  // at fault is not proven yet: issue #28).
   for (std::size_t i = 0; i < n; ++i) {
     queues.push_back(emt::new_queue(f.ctx));
     ENSURE(queues.back().valid());
-    auto g = emt::Gate::hold(queues.back());
+  }
+  for (auto& q : queues) {
+    auto g = emt::Gate::hold(q);
     if (g) gates.push_back(std::move(*g));
     else gated = false;
   }

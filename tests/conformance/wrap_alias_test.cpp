@@ -140,6 +140,10 @@ TEST_CASE("two wraps of the same memory are the same bytes, whichever goes first
   CHECK(mem.p[kPage + 7] == 0x5a);
 }
 
+// CUDA registers a page once and one command may not cross two registrations: a wrap partly over
+// another wrap's pages gets a device copy there (backends/cuda/backend.hpp, README's known limits), so
+// this case is not the CUDA backend's (issue #30 item 8, left open for it).
+#if !EDGEMEM_BACKEND_CUDA
 TEST_CASE("wraps of overlapping memory, neither inside the other, are the same bytes where they meet") {
   emt::Fixture f;
   Pages mem(4);
@@ -158,6 +162,7 @@ TEST_CASE("wraps of overlapping memory, neither inside the other, are the same b
   CHECK(mem.p[4 * kPage - 1] == 0x22);
   CHECK(mem.p[kPage - 1] == 0);
 }
+#endif
 
 #if EDGEMEM_HAS_DLPACK
 TEST_CASE("a host-storage buffer through DLPack and back is the same bytes, not a copy") {

@@ -7,6 +7,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 
@@ -142,10 +143,22 @@ void CUDA_CB wait_until_opened(void* p) {
 
 }  // namespace
 
+namespace {
+
+/// Gates held at once, at most: with more streams each stopped at a stream wait, the driver spins in
+/// the enqueue of the next one on the host (measured on an H200, driver 580: the 23rd gated stream's
+/// cuStreamWaitValue32 or cuStreamCreate never returned), which no gate may cause. Past it Gate::hold
+/// answers unsupported and the test runs that queue ungated.
+constexpr int kMaxHeld = 20;
+std::atomic<int> held{0};
+
+}  // namespace
+
 edgemem::Result<Gate> Gate::hold(edgemem::Queue& q) noexcept {
   const edgemem::NativeQueue native = q.native();
   if (native.stream == nullptr) return fail(Errc::released, "gate: the queue is released");
   if (!driver().ok) return fail(Errc::unsupported, "gate: libcuda.so.1 (with cuLaunchHostFunc) is not here");
+  if (held.load() >= kMaxHeld) return fail(Errc::unsupported, "gate: 20 CUDA gates are held already (gate_cuda.cpp)");
   State* s = new State;
   CUresult status = CUDA_ERROR_UNKNOWN;
   bool by_flag = false;
@@ -158,7 +171,10 @@ edgemem::Result<Gate> Gate::hold(edgemem::Queue& q) noexcept {
     s->refs.fetch_sub(1);  // no host function holds it
     by_flag = true;
   });
-  if (by_flag) return Gate(s);
+  if (by_flag) {
+    held.fetch_add(1);
+    return Gate(s);
+  }
   if (!with_context(native.context, [&] { status = driver().launch_host_func(native.stream, wait_until_opened, s); }) ||
       status != CUDA_SUCCESS) {
     delete s;
@@ -180,6 +196,7 @@ void Gate::open() noexcept {
 void Gate::reset() noexcept {
   if (state_ == nullptr) return;
   open();
+  if (state_->flag != nullptr) held.fetch_sub(1);
   state_->unref();
   state_ = nullptr;
 }
