@@ -105,7 +105,8 @@ def image(type_=IMG2D, fmt=UNORM8, flags=F_RW, w=1, h=1, d=1, arr=1, *, raw_dims
     """The 17-byte image block. Dims: 1..8 (an unused one: 1), or the specials 0, "2^40", 9, 2 (raw_dims:
     the bytes as they are). Origins 0..7 or "2^40" / "max"; extents "rest" (of image a), 1..8, 0, 9,
     "2^40", "max". rp / sp: None (tight), ("pad", k) (k more pixels / rows), ("raw", v) (rp: v bytes,
-    sp: v * 16 bytes), "odd" (tight + 1). color: bit 2 saturating values, 3 in bits 0-1 the wrong kind."""
+    sp: v * 16 bytes), "odd" (tight + 1). color: bit 2 saturating values, 3 in bits 0-1 the wrong kind,
+    bit 3 float colors from the driver-differing table (driver_image.inc)."""
     def dim(v):
         return DIM_SPECIAL[v] if v in (0, "2^40", 9) else v - 1
     def dim_unused(v):
@@ -593,6 +594,21 @@ def _():
             op("img_map", 0, m=4, access=DISCARD, img=I(extent=(1, 1, 1))), op("map_write", m=4, n1=8, seed=61),
             op("map_drop", m=4), op("img_read", 0, n0=4096, img=I()), op("finish")]
     return out
+
+
+@seed("image-fill-hard-colors")
+def _():
+    """fill_image with the colors drivers convert differently (issue #30 item 1; color bit 3): ties,
+    infinities, -0, tiny and near-1 values, on unorm8 and float images, whole and in part."""
+    I = image
+    out = []
+    for k, fmt in enumerate((UNORM8, F32)):
+        out += [op("img_create", k, img=I(IMG2D, fmt, w=4, h=2))]
+        for s in range(5):
+            out += [op("img_fill", k, seed=70 + 2 * s + k, img=I(color=8)), op("img_read", k, n0=4096, img=I()),
+                    op("img_fill", k, seed=71 + s, img=I(origin=(1, 1, 0), extent=(2, 1, 1), color=8 | 4)),
+                    op("img_read", k, n0=4096, img=I())]
+    return out + [op("finish")]
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
