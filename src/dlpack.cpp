@@ -136,18 +136,14 @@ Result<ExportTarget> export_target(const Buffer& buf) noexcept {
     return ExportTarget{root->svm + n->origin};
   }
   if (root->host != nullptr) return ExportTarget{const_cast<std::byte*>(root->host) + n->origin};
-#if EDGEMEM_BACKEND_HOST
-  if (root->native.data != nullptr) return ExportTarget{root->native.data + n->origin};
-#elif EDGEMEM_BACKEND_CUDA
-  const NativeMem& m = root->native;
-  auto* device = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(m.device_ptr)) + n->origin;
-  switch (m.kind) {
-    case CudaMemKind::device: return ExportTarget{device, DLDevice{kDLCUDA, root->ctx->native.device}};
-    case CudaMemKind::pinned: return ExportTarget{static_cast<std::byte*>(m.host) + n->origin, DLDevice{kDLCUDAHost, 0}};
-    case CudaMemKind::managed: return ExportTarget{device, DLDevice{kDLCUDAManaged, 0}};
-    default: break;
+  const contract::MemAddress at = detail::Backend::mem_address(root->ctx->native, root->native);
+  switch (at.place) {
+    case contract::MemPlace::none: break;
+    case contract::MemPlace::host: return ExportTarget{at.data + n->origin, DLDevice{kDLCPU, 0}};
+    case contract::MemPlace::device: return ExportTarget{at.data + n->origin, DLDevice{kDLCUDA, at.device}};
+    case contract::MemPlace::pinned: return ExportTarget{at.data + n->origin, DLDevice{kDLCUDAHost, 0}};
+    case contract::MemPlace::managed: return ExportTarget{at.data + n->origin, DLDevice{kDLCUDAManaged, 0}};
   }
-#endif
   return fail(Errc::unsupported, "the buffer has no stable host address: map it and export the Mapping");
 }
 

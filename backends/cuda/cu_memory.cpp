@@ -170,6 +170,19 @@ Result<void> Cuda::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMode
   return {};
 }
 
+/// cuda.core's kinds: device memory at its device address, pinned memory at its host address, managed
+/// memory at its (unified) address; others (registered, shadowed, borrowed) are exported by the common
+/// layer from their caller memory, or not at all.
+Cuda::MemAddress Cuda::mem_address(const NativeContext& ctx, const NativeMem& mem) noexcept {
+  auto* device = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(mem.device_ptr));
+  switch (mem.kind) {
+    case CudaMemKind::device: return MemAddress{device, contract::MemPlace::device, ctx.device};
+    case CudaMemKind::pinned: return MemAddress{static_cast<std::byte*>(mem.host), contract::MemPlace::pinned, 0};
+    case CudaMemKind::managed: return MemAddress{device, contract::MemPlace::managed, 0};
+    default: return {};
+  }
+}
+
 void Cuda::mem_release(NativeMem& mem) noexcept {
   if (mem.kind != CudaMemKind::borrowed && mem.kind != CudaMemKind::none && cu::bind(mem.context)) free_native(mem);
   mem = NativeMem{};

@@ -24,6 +24,10 @@ Result<Host::NativeMem> Host::mem_sub(const NativeMem& root, std::size_t origin,
   return NativeMem{root.data + origin, 0};
 }
 
+Host::MemAddress Host::mem_address(const NativeContext&, const NativeMem& mem) noexcept {
+  return MemAddress{mem.data, mem.data != nullptr ? contract::MemPlace::host : contract::MemPlace::none};
+}
+
 void Host::mem_release(NativeMem& mem) noexcept {
   if (mem.owned_bytes != 0) DefaultAllocator::deallocate(mem.data, mem.owned_bytes, kStorageAlign);
   mem = NativeMem{};

@@ -132,6 +132,9 @@ Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMo
   return {};
 }
 
+/// A cl_mem's bytes are the host's only inside a map (wrapped memory is the common layer's to export).
+OpenCL::MemAddress OpenCL::mem_address(const NativeContext&, const NativeMem&) noexcept { return {}; }
+
 void OpenCL::mem_release(NativeMem& mem) noexcept {
   if (mem != nullptr) (void)clReleaseMemObject(mem);
   mem = nullptr;

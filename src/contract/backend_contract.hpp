@@ -50,6 +50,8 @@
 ///   reference when mode is retain; it may complete `mem` itself (CUDA: the kind and host address of a
 ///   device pointer), and the common layer keeps the completed handle. Errc: invalid_argument (null, other context), unsupported (not a buffer).
 /// - mem_release(mem): drops a memory object from mem_create, mem_sub or a retained mem_adopt.
+/// - mem_address(ctx, mem): where a root object's bytes stay reachable outside maps (types.hpp
+///   MemAddress; MemPlace::none when only a map reaches them): what DLPack exports. Cannot fail.
 /// - write, read (host <-> mem at offset), fill (a pattern of 1..DeviceInfo::caps.max_fill_pattern_bytes
 ///   bytes, a power of two, repeated), copy (mem -> mem, ranges not overlapping), write_rect,
 ///   read_rect, copy_rect (pitches resolved, never 0), migrate (to host or device; only when
@@ -148,6 +150,7 @@
   X(buffer, mem_adopt, before, out_of_host_memory, Result<void>,                                               \
     (const NativeContext& ctx, NativeMem & mem, AdoptMode mode, AdoptedMem& out))                               \
   X(buffer, mem_release, never, released, void, (NativeMem & mem))                                             \
+  X(buffer, mem_address, never, released, MemAddress, (const NativeContext& ctx, const NativeMem& mem))        \
   X(buffer, write, before, out_of_device_memory, Result<void>,                                                 \
     (NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,               \
      const CommandEvents& ev))                                                                                  \
@@ -270,6 +273,7 @@ struct BackendTypes {
   using MemDesc = contract::MemDesc;             ///< types.hpp
   using AdoptedMem = contract::AdoptedMem;       ///< types.hpp
   using Mapped = contract::Mapped;               ///< types.hpp
+  using MemAddress = contract::MemAddress;       ///< types.hpp
   using NativeSampler = edgemem::NativeSampler;  ///< native.hpp
   using ImageLayout = contract::ImageLayout;     ///< types.hpp
   using ImageCreate = contract::ImageCreate;     ///< types.hpp

@@ -15,7 +15,8 @@
 namespace edgemem::backend {
 
 namespace detail_completed {
-/// The answer of an operation of a group the backend lacks: unsupported, or nothing for a release.
+/// The answer of an operation of a group the backend lacks: unsupported, nothing for a release, no
+/// address for mem_address.
 template <class R>
 struct Absent {
   static R answer(const char* what) noexcept { return fail(Errc::unsupported, what); }
@@ -23,6 +24,10 @@ struct Absent {
 template <>
 struct Absent<void> {
   static void answer(const char*) noexcept {}
+};
+template <>
+struct Absent<contract::MemAddress> {
+  static contract::MemAddress answer(const char*) noexcept { return {}; }
 };
 }  // namespace detail_completed
 

@@ -38,10 +38,10 @@ struct FaultInjecting : contract::BackendTypes {
     if (fault::hit(fault::Point::backend, #fn, errc)) return fail(errc, fault::message, fault::native_code); \
     return done;                                                                                              \
   }
-#define EDGEMEM_FAULT_never_(fn, errc) \
-  template <class... A>                \
-  static void fn(A&&... a) noexcept {  \
-    Inner::fn(std::forward<A>(a)...);  \
+#define EDGEMEM_FAULT_never_(fn, errc)                                                          \
+  template <class... A>                                                                         \
+  static auto fn(A&&... a) noexcept -> decltype(Inner::fn(std::forward<A>(a)...)) {             \
+    return Inner::fn(std::forward<A>(a)...);                                                    \
   }
 #define EDGEMEM_FAULT_OPERATION_(group, name, fault, errc, ret, params) EDGEMEM_FAULT_##fault##_(name, Errc::errc)
   EDGEMEM_BACKEND_OPERATIONS(EDGEMEM_FAULT_OPERATION_)

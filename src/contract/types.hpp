@@ -80,6 +80,22 @@ struct AdoptedMem {
   void* host = nullptr;
 };
 
+/// Where a memory object's bytes stay reachable outside maps (mem_address), for exports (DLPack).
+enum class MemPlace : std::uint8_t {
+  none,     ///< no stable address outside a map (OpenCL buffers): exports go through a Mapping
+  host,     ///< ordinary host memory (the host backend's allocations)
+  device,   ///< device memory at a device address (CUDA cuMemAlloc: DLPack kDLCUDA)
+  pinned,   ///< page-locked host memory the device maps (CUDA cuMemHostAlloc: kDLCUDAHost)
+  managed,  ///< memory the driver migrates between host and device (CUDA managed: kDLCUDAManaged)
+};
+
+/// A memory object's stable address (mem_address): its first byte and where that byte lives.
+struct MemAddress {
+  std::byte* data = nullptr;        ///< first byte (host or device address, as `place` says); null with none
+  MemPlace place = MemPlace::none;  ///< what `data` is
+  int device = 0;                   ///< the device's ordinal for device memory (DLPack device_id)
+};
+
 /// One native mapping: the host address and whatever the backend needs back at unmap (a staging
 /// allocation, a handle); the common layer stores it and hands it to unmap unchanged.
 struct Mapped {
