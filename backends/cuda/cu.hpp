@@ -89,7 +89,6 @@ void drain_events(CUcontext ctx) noexcept;
 struct Registered {
   CUdeviceptr device = 0;         ///< the device address of its first byte (0: not reachable zero-copy)
   bool read_only = false;         ///< some page is registered CU_MEMHOSTREGISTER_READ_ONLY (the process may only read it)
-  bool table_full = false;        ///< edgemem's table of registered page ranges is full (shadowed)
   CUresult status = CUDA_SUCCESS; ///< the driver's answer when device is 0
 };
 

@@ -22,7 +22,7 @@ constexpr std::size_t kRegistrations = 1024;
 
 struct Registration {
   std::uintptr_t begin = 0, end = 0;  // page-aligned; end == 0: a free slot
-  std::uint32_t wraps = 0;            // live wraps covering some of it
+  std::uint32_t wraps = 0;            // live wraps inside it
   bool read_only = false;             // registered CU_MEMHOSTREGISTER_READ_ONLY
 };
 
@@ -116,13 +116,8 @@ Registered register_host(void* host, std::size_t bytes) noexcept {
     }
     bool read_only = false;
     const CUresult status = add(t, begin, end, read_only);
-    if (status == kTableFull) {
-      out.table_full = true;
-      out.status = CUDA_ERROR_INVALID_VALUE;
-      return out;
-    }
-    if (status != CUDA_SUCCESS) {
-      out.status = status;
+    if (status != CUDA_SUCCESS) {  // a full table, too: shadowed
+      out.status = status == kTableFull ? CUDA_ERROR_INVALID_VALUE : status;
       return out;
     }
     out.read_only = read_only;
