@@ -116,10 +116,16 @@ Result<Buffer> Buffer::from_host(const Context& ctx, const void* data, std::size
 
 Result<Buffer> Buffer::wrap(const Context& ctx, void* data, std::size_t bytes, MemFlags flags) noexcept {
   if (ctx.valid() && data == nullptr) return fail(Errc::invalid_argument, "host pointer is null");
+  EDGEMEM_TRY_ASSIGN(MemNode* n, detail::wrap_root(detail::node_of(ctx), data, bytes, flags, false));
+  return Buffer(n);
+}
+
+Result<MemNode*> detail::wrap_root(ContextNode* cn, void* data, std::size_t bytes, MemFlags flags,
+                                   bool host_read_only) noexcept {
   Backend::MemDesc desc = describe(bytes, Storage::host, flags);
   desc.use_host = data;
-  EDGEMEM_TRY_ASSIGN(MemNode* n, make_root(detail::node_of(ctx), desc, true));
-  return Buffer(n);
+  desc.host_read_only = host_read_only;
+  return make_root(cn, desc, true);
 }
 
 Result<Buffer> Buffer::like(const Buffer& other) noexcept {

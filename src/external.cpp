@@ -55,21 +55,6 @@ bool use_host_aligned(const ContextNode* cn, const void* p) noexcept {
   return reinterpret_cast<std::uintptr_t>(p) % cn->info.base_align_bytes == 0;
 }
 
-/// A buffer over `bytes` bytes at `data` (zero-copy) that owns `rec` from now on, also on failure. A
-/// dma-buf's pages are read between its host-access bracket (a driver may copy them in at creation).
-Result<Buffer> wrap_owning(const Context& ctx, std::byte* data, std::size_t bytes, MemFlags flags,
-                           detail::ExternalRef* rec) noexcept {
-  if (rec->host_access != nullptr) rec->host_access(rec, true, Access::read);
-  auto b = Buffer::wrap(ctx, data, bytes, flags);
-  if (rec->host_access != nullptr) rec->host_access(rec, false, Access::read);
-  if (!b) {
-    rec->release(rec);
-    return fail(b.error());
-  }
-  detail::node_of(*b)->external = rec;
-  return b;
-}
-
 /// True when an import with `flags` is read-only memory (ExternalRef::read_only): MemFlags::read_only.
 bool read_only_import(MemFlags flags) noexcept { return has(flags, MemFlags::read_only); }
 
@@ -90,6 +75,24 @@ Result<Buffer> copy_in(const Context& ctx, const void* data, std::size_t bytes, 
   (*marker)->read_only = read_only_import(flags);
   detail::node_of(*b)->external = *marker;
   return b;
+}
+
+/// A buffer over `bytes` bytes at `data` (zero-copy) that owns `rec` from now on, also on failure. A
+/// dma-buf's pages are read between its host-access bracket (a driver may copy them in at creation).
+/// `host_read_only`: the mapping is PROT_READ (detail::wrap_root); where the backend refuses that
+/// (unsupported: it would write back into it) and `allow_copy`, the bytes are copied instead (copy_in).
+Result<Buffer> wrap_owning(const Context& ctx, std::byte* data, std::size_t bytes, MemFlags flags, FdRecord* rec,
+                           bool host_read_only, bool allow_copy) noexcept {
+  if (rec->host_access != nullptr) rec->host_access(rec, true, Access::read);
+  auto n = detail::wrap_root(detail::node_of(ctx), data, bytes, flags, host_read_only);
+  if (rec->host_access != nullptr) rec->host_access(rec, false, Access::read);
+  if (!n) {
+    if (allow_copy && n.error().code == Errc::unsupported) return copy_in(ctx, data, bytes, flags, rec);
+    rec->release(rec);
+    return fail(n.error());
+  }
+  (*n)->external = rec;
+  return detail::HandleAccess::buffer(*n);
 }
 
 /// The driver's own import of `m` (the backend's external group), or unsupported.
@@ -150,7 +153,7 @@ Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMem
   rec->read_only = read_only;
   if (m.type == HandleType::memfd) rec->sealed = detail::fd_sealed(rec->fd);  // (a dma-buf is not re-exported)
   if (rec->sealed) rec->identity = detail::random_identity();
-  return wrap_owning(ctx, *data, m.bytes, o.flags, rec);
+  return wrap_owning(ctx, *data, m.bytes, o.flags, rec, read_only, o.allow_copy);
 }
 
 }  // namespace
@@ -167,7 +170,7 @@ Result<Buffer> Buffer::import(const Context& ctx, const ExternalMemory& m, const
       EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(-1));
       rec->path = ImportPath::host_ptr;
       rec->read_only = read_only_import(o.flags);
-      return wrap_owning(ctx, static_cast<std::byte*>(m.host), m.bytes, o.flags, rec);
+      return wrap_owning(ctx, static_cast<std::byte*>(m.host), m.bytes, o.flags, rec, false, false);
     }
     case HandleType::dma_buf:
     case HandleType::opaque_fd:
@@ -228,7 +231,7 @@ Result<Buffer> Buffer::create_exportable(const Context& ctx, std::size_t bytes, 
   }
   rec->sealed = true;
   rec->identity = detail::random_identity();
-  return wrap_owning(ctx, *data, bytes, flags, rec);
+  return wrap_owning(ctx, *data, bytes, flags, rec, false, false);
 }
 
 ImportPath Buffer::import_path() const noexcept {

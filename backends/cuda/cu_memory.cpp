@@ -36,7 +36,8 @@ Result<Cuda::NativeMem> alloc_pinned(CUcontext ctx, std::size_t bytes) noexcept 
 /// process may only read it. Memory that cannot be one registration (partly over an earlier wrap's
 /// pages), or that the driver will not register, is shadowed: device memory with the caller's bytes,
 /// synchronised at map and unmap, as OpenCL's CL_MEM_USE_HOST_PTR is on a device with its own copy.
-Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes) noexcept {
+/// `host_read_only` (a PROT_READ import): never shadowed, whose maps would write into it (unsupported).
+Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes, bool host_read_only) noexcept {
   const cu::Registered r = cu::register_host(p, bytes);
   if (r.device != 0) {
     Cuda::NativeMem mem{r.device, p, bytes, ctx, CudaMemKind::registered};
@@ -44,6 +45,9 @@ Result<Cuda::NativeMem> register_host(CUcontext ctx, void* p, std::size_t bytes)
     return mem;
   }
   if (r.status == CUDA_ERROR_OUT_OF_MEMORY) return cu::fail_cu(r.status);
+  if (host_read_only)
+    return fail(Errc::unsupported, "read-only memory that cannot be registered would be written at maps (shadowed): "
+                                   "ImportOptions::allow_copy copies it");
   const cu::Driver& drv = cu::driver();
   CUdeviceptr d = 0;
   EDGEMEM_TRY(cu::check(drv.cuMemAlloc(&d, bytes)));
@@ -70,7 +74,7 @@ void free_native(const Cuda::NativeMem& mem) noexcept {
 }
 
 Result<Cuda::NativeMem> allocate(const Cuda::NativeContext& ctx, const Cuda::MemDesc& desc) noexcept {
-  if (desc.use_host != nullptr) return register_host(ctx.context, desc.use_host, desc.bytes);
+  if (desc.use_host != nullptr) return register_host(ctx.context, desc.use_host, desc.bytes, desc.host_read_only);
   EDGEMEM_TRY_ASSIGN(const int integrated, device_attribute(ctx.device, CU_DEVICE_ATTRIBUTE_INTEGRATED));
   if (desc.storage == Storage::host || (desc.storage == Storage::device && integrated != 0))
     return alloc_pinned(ctx.context, desc.bytes);

@@ -1,5 +1,10 @@
 // OpenCL backend: memory objects (buffers, sub-buffers) and mappings.
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "cl.hpp"
 #include "cl_error.hpp"
@@ -43,6 +48,41 @@ MemFlags flags_from_cl(cl_mem_flags f) noexcept {
 
 namespace {
 
+/// True when every byte of [p, p + bytes) lies in a mapping this process may write (/proc/self/maps,
+/// read through a stack buffer: no heap). True where the file cannot be read (nothing to go by).
+bool host_writable(const void* p, std::size_t bytes) noexcept {
+  const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  std::uintptr_t at = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t end = at + bytes;
+  char buf[4096];
+  std::size_t have = 0;
+  bool writable = false, done = false;
+  while (!done) {
+    const ssize_t got = read(fd, buf + have, sizeof buf - 1 - have);
+    if (got <= 0) break;
+    have += static_cast<std::size_t>(got);
+    buf[have] = '\0';
+    char* line = buf;
+    for (char* nl; !done && (nl = std::strchr(line, '\n')) != nullptr; line = nl + 1) {
+      *nl = '\0';
+      unsigned long lo = 0, hi = 0;
+      char perms[5] = {};
+      if (std::sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || hi <= at) continue;
+      if (lo > at || perms[1] != 'w') done = true;  // a gap or a read-only mapping under [at, end)
+      else if ((at = hi) >= end) done = writable = true;
+    }
+    have = static_cast<std::size_t>(buf + have - line);
+    std::memmove(buf, line, have);
+    if (have == sizeof buf - 1) {  // a line longer than the buffer: nothing to go by
+      writable = true;
+      break;
+    }
+  }
+  close(fd);
+  return writable;
+}
+
 cl_mem_flags cl_flags_of(const OpenCL::MemDesc& desc) noexcept {
   cl_mem_flags f = cl::access_flags(desc.flags);
   if (desc.use_host != nullptr) {
@@ -58,6 +98,15 @@ cl_mem_flags cl_flags_of(const OpenCL::MemDesc& desc) noexcept {
 }  // namespace
 
 Result<OpenCL::NativeMem> OpenCL::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
+  if (desc.use_host != nullptr) {
+    // A device without unified memory keeps its own copy of CL_MEM_USE_HOST_PTR memory and writes it
+    // back into that memory at maps, even read maps (NVIDIA: SIGSEGV on a PROT_READ mapping).
+    cl_bool unified = CL_FALSE;
+    EDGEMEM_TRY(cl::check(clGetDeviceInfo(ctx.device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified, nullptr)));
+    if (unified != CL_TRUE && (desc.host_read_only || !host_writable(desc.use_host, desc.bytes)))
+      return fail(Errc::unsupported, "this device writes its copy back into caller memory at maps: read-only "
+                                     "memory cannot be used in place (ImportOptions::allow_copy copies it)");
+  }
   void* host = desc.use_host != nullptr ? desc.use_host : const_cast<void*>(desc.copy_from);
   cl_int status = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(ctx.context, cl_flags_of(desc), desc.bytes, host, &status);

@@ -36,8 +36,10 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// The caller keeps that memory alive and untouched (except through maps) while the buffer lives.
   /// Zero-copy on OpenCL only for page-aligned `data` and `bytes` a multiple of 64 on some drivers.
   /// Copies between two wrapped buffers over overlapping memory, and reads/writes whose host pointer
-  /// lies in the wrapped memory itself, return Errc::overlap (undefined in OpenCL).
-  /// Errc: as create(), plus invalid_argument (data == nullptr).
+  /// lies in the wrapped memory itself, return Errc::overlap (undefined in OpenCL). A device that keeps
+  /// its own copy (OpenCL without unified memory: NVIDIA) writes it back into the memory at maps, so
+  /// memory the process may only read (PROT_READ) is refused there.
+  /// Errc: as create(), plus invalid_argument (data == nullptr), unsupported (PROT_READ memory on such a device).
   [[nodiscard]] static Result<Buffer> wrap(const Context& ctx, void* data, std::size_t bytes,
                                            MemFlags flags = MemFlags::read_write) noexcept;
   /// A new buffer with the size, storage and flags of `other` (a fresh root; contents not copied).

@@ -46,7 +46,8 @@ struct Color {
 };
 
 /// Encodes `color` as one pixel of format `f` into `out` (f.pixel_bytes() bytes) by OpenCL's
-/// write_image* rules: normalised types clamp to their range and round to nearest even, half floats
+/// write_image* rules: normalised types clamp to their range ([0, 1], snorm [-1, 1], so never the lowest
+/// snorm code -128 / -32768, which no Vulkan or NVIDIA fill stores) and round to nearest even, half floats
 /// round to nearest even, integer types saturate; only the channels of f.order are stored, in its order.
 /// False (nothing written) when f is not valid() or color.kind != f.kind().
 bool encode_pixel(ImageFormat f, const Color& color, void* out) noexcept;

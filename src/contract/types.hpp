@@ -55,6 +55,9 @@ struct MemDesc {
   MemFlags flags = MemFlags::read_write;  ///< access flags, already checked for consistency
   const void* copy_from = nullptr;        ///< initial contents (`bytes` long), or null
   void* use_host = nullptr;               ///< caller memory used zero-copy (`bytes` long), or null
+  /// use_host is mapped PROT_READ (a read-only import): nothing may write it, not even a driver's
+  /// write-back of its own copy at a map; a backend that would answers unsupported.
+  bool host_read_only = false;
 };
 
 /// What mem_import is asked to import through the driver's own paths (already checked: the fd is open,

@@ -45,6 +45,11 @@ Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, 
 /// node->svm, and returns Result<void>): with its root state (attach_root_state), a reference to `cn`,
 /// counted live as a buffer. On failure nothing is left allocated. Errc: out_of_host_memory (the
 /// bookkeeping), or make's.
+/// A root over `bytes` bytes of caller memory at `data` used zero-copy (Buffer::wrap). `host_read_only`:
+/// the memory is mapped PROT_READ (a read-only import), so nothing may write it, a driver's write-back
+/// at a map included; a backend that would write it answers unsupported. Errc: those of Buffer::wrap.
+Result<MemNode*> wrap_root(ContextNode* cn, void* data, std::size_t bytes, MemFlags flags, bool host_read_only) noexcept;
+
 template <class Make>
 Result<MemNode*> make_root_node(ContextNode* cn, std::size_t bytes, Make&& make) noexcept {
   MemNode* node = make_node<MemNode>();

@@ -1,6 +1,10 @@
 // encode_pixel / decode_pixel: one pixel to and from a Color by OpenCL C 1.2's conversion rules
 // (section 8.3): normalised integers clamp and round to nearest even, snorm decodes as max(-1, v/127)
 // (v/32767), half floats round to nearest even, integer types saturate, rgb is one packed value.
+// One deliberate difference: a snorm channel clamps to [-1, 1] before it is scaled, so it never stores
+// the lowest code (-128, -32768), which OpenCL C's convert_char_sat_rte(f * 127) gives for f < -1:
+// Vulkan, D3D and NVIDIA's OpenCL fills clamp (no float colour makes them store it), and both codes
+// read back as -1, so the same bits on every driver and backend cost no information.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -26,10 +30,9 @@ float sat_rte(float v, float lo, float hi) noexcept {
 /// `f` (a [0, 1] float) as an unsigned normalised integer of `max` steps: convert_sat_rte(f * max).
 std::uint32_t unorm_of(float f, float max) noexcept { return static_cast<std::uint32_t>(sat_rte(f * max, 0.0f, max)); }
 
-/// `f` (a [-1, 1] float) as a signed normalised integer: convert_sat_rte(f * max), in [-max-1, max].
-std::int32_t snorm_of(float f, float max) noexcept {
-  return static_cast<std::int32_t>(sat_rte(f * max, -max - 1.0f, max));
-}
+/// `f` (a [-1, 1] float) as a signed normalised integer: convert_sat_rte(clamp(f, -1, 1) * max), in
+/// [-max, max] (never the lowest code: see the top of this file).
+std::int32_t snorm_of(float f, float max) noexcept { return static_cast<std::int32_t>(sat_rte(f * max, -max, max)); }
 
 /// Clamps a signed integer to [lo, hi] (convert_*_sat from int).
 std::int32_t sat_i(std::int32_t v, std::int32_t lo, std::int32_t hi) noexcept { return v < lo ? lo : v > hi ? hi : v; }
@@ -202,17 +205,6 @@ Color exact_fill_color(ImageFormat f, const Color& color) noexcept {
       continue;
     }
     c.f[k] = (code + (code > 0.0f ? 0.25f : -0.25f)) / max;
-  }
-  // A snorm channel can hold one code below -max (-128, -32768: what encode_pixel stores for colours
-  // under -1, by convert_*_sat_rte), which decodes to -1 like -max: give the driver -2 there.
-  if (f.type == ChannelType::snorm_int8 || f.type == ChannelType::snorm_int16) {
-    const unsigned char* comp = storage_components(f.order);
-    const std::size_t step = channel_bytes(f.type);
-    for (unsigned ch = 0; ch < channel_count(f.order); ++ch) {
-      const bool lowest = f.type == ChannelType::snorm_int8 ? get<std::int8_t>(bits, ch * step) == INT8_MIN
-                                                            : get<std::int16_t>(bits, ch * step) == INT16_MIN;
-      if (lowest) c.f[comp[ch]] = -2.0f;
-    }
   }
   return c;
 }

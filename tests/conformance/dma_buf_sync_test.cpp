@@ -105,6 +105,10 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
       return;
     }
     nc.expect_bracket(false);  // making the buffer over it (a driver may copy the pages in)
+    // A device that keeps its own copy of caller memory (no unified memory: NVIDIA) writes the memory
+    // only at maps (caller memory's rule, external.hpp): there, writes are checked by reading them back
+    // and by their brackets, and the memory (`truth`) only after the map below.
+    const bool in_place = f.ctx.info().caps.unified_memory;
 
     emt::Bytes out(n);
     CHECK_OK(f.q.read(*b, 0, out.data(), n));
@@ -113,7 +117,7 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
 
     const emt::Bytes data = emt::random_bytes(n);
     CHECK_OK(f.q.write(*b, 0, data.data(), n));
-    CHECK(nc.truth == data);
+    if (in_place) CHECK(nc.truth == data);
     nc.expect_bracket(true);
 
     emt::Bytes expect = data;
@@ -121,7 +125,7 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
       const unsigned char seven = 7;
       CHECK_OK(f.q.fill(*b, 64, 128, &seven, 1));
       std::memset(expect.data() + 64, 7, 128);
-      CHECK(nc.truth == expect);
+      if (in_place) CHECK(nc.truth == expect);
       nc.expect_bracket(true);
     }
 
@@ -134,12 +138,12 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
     CHECK_OK(f.q.write(*plain, 0, other.data(), n));
     CHECK(nc.log.empty());  // other memory: no sync
     CHECK_OK(f.q.copy(*plain, *b, 0, 0, n));  // into it
-    CHECK(nc.truth == other);
+    if (in_place) CHECK(nc.truth == other);
     nc.expect_bracket(true);
     CHECK_OK(f.q.copy(*b, *b, 0, n / 2, n / 2));  // within it: one bracket, read-write
     std::memcpy(expect.data(), other.data(), n);
     std::memcpy(expect.data() + n / 2, other.data(), n / 2);
-    CHECK(nc.truth == expect);
+    if (in_place) CHECK(nc.truth == expect);
     nc.expect_bracket(true);
 
     // The async forms: the bracket closes only after the command completed.
@@ -147,7 +151,7 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
     auto ev = f.q.write_async(*b, 0, again.data(), n);
     REQUIRE_OK(ev);
     CHECK_OK(ev->wait());
-    CHECK(nc.truth == again);
+    if (in_place) CHECK(nc.truth == again);
     nc.expect_bracket(true);
     auto rev = f.q.read_async(*b, 0, out.data(), n);
     REQUIRE_OK(rev);
@@ -164,7 +168,7 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
     CHECK_OK(f.q.read_rect(*b, rect, rows_back.data(), rows_back.size()));
     nc.expect_bracket(false);
     CHECK(rows_back == rows);
-    for (std::size_t y = 0; y < 3; ++y)
+    for (std::size_t y = 0; in_place && y < 3; ++y)
       CHECK(std::memcmp(nc.truth.data() + 256 * (1 + y) + 16, rows.data() + 32 * y, 32) == 0);
 
     // Maps (bracketed before #29 too; here so every path is in one place).

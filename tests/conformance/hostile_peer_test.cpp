@@ -275,6 +275,18 @@ TEST_CASE("hostile peer: a real dma-buf (udmabuf) is recognised as one (#29.2)")
 
 // ---- #29 item 8: pools carry an identity of their own ------------------------------------------------
 
+namespace {
+
+/// Caller memory's rule (external.hpp), for devices that keep their own copy of an import (no unified
+/// memory: NVIDIA): the bytes `from` holds on the device reach its memory at a map, and that memory
+/// reaches `to`'s device copy at a write_discard map and unmap. Free where imports are used in place.
+void hand_over(Queue& q, Buffer& from, Buffer& to) {
+  { auto m = q.map<unsigned char>(from, Access::read); REQUIRE_OK(m); }
+  { auto m = q.map<unsigned char>(to, Access::write_discard); REQUIRE_OK(m); }
+}
+
+}  // namespace
+
 TEST_CASE("hostile peer: two exportable pools in one memfd refuse each other's block descriptors (#29.8)") {
   emt::Fixture f;
   const std::size_t block = 4096, count = 4;
@@ -321,6 +333,8 @@ TEST_CASE("hostile peer: two exportable pools in one memfd refuse each other's b
   auto v1 = attached[1].block(*d1);
   REQUIRE_OK(v0);
   REQUIRE_OK(v1);
+  hand_over(f.q, *b0, *v0);
+  hand_over(f.q, *b1, *v1);
   CHECK(f.snapshot(*v0) == emt::Bytes(block, 1));
   CHECK(f.snapshot(*v1) == emt::Bytes(block, 2));
   // ... and refuses the other's, though both live in the same file.
@@ -333,6 +347,7 @@ TEST_CASE("hostile peer: two exportable pools in one memfd refuse each other's b
   REQUIRE_OK(a0);
   auto v0b = a0->block(*d0);
   REQUIRE_OK(v0b);
+  hand_over(f.q, *b0, *v0b);
   CHECK(f.snapshot(*v0b) == emt::Bytes(block, 1));
   close(fd);
 }
