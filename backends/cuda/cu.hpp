@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 #include "backend.hpp"
 
@@ -55,8 +56,31 @@ const Driver& driver() noexcept;
   return fail_cu(status);
 }
 
-/// Makes `ctx` the calling thread's current context (nothing when it already is). Errc: as the driver answers.
-[[nodiscard]] Result<void> bind(CUcontext ctx) noexcept;
+/// The calling thread's current context while edgemem works in one (bind): a different context the
+/// caller had current is made current again when this goes (issue #30, item 11b); a thread that had
+/// none keeps edgemem's, as the CUDA runtime leaves the primary context current.
+class Bound {
+ public:
+  Bound() noexcept = default;
+  Bound(Bound&& other) noexcept : restore_(other.restore_) { other.restore_ = nullptr; }
+  Bound& operator=(Bound&& other) noexcept {
+    CUcontext mine = restore_;
+    restore_ = other.restore_;
+    other.restore_ = mine;
+    return *this;
+  }
+  Bound(const Bound&) = delete;
+  Bound& operator=(const Bound&) = delete;
+  ~Bound();
+
+ private:
+  friend Result<Bound> bind(CUcontext ctx) noexcept;
+  CUcontext restore_ = nullptr;  // the caller's context, made current again at the end (null: none)
+};
+
+/// Makes `ctx` the calling thread's current context (nothing when it already is) until the returned
+/// Bound goes. Errc: as the driver answers.
+[[nodiscard]] Result<Bound> bind(CUcontext ctx) noexcept;
 
 /// The CUdeviceptr of a NativeMem's byte `offset`.
 inline CUdeviceptr at(const Cuda::NativeMem& mem, std::size_t offset) noexcept {
@@ -113,6 +137,7 @@ void unregister_host(const void* host, std::size_t bytes) noexcept;
 /// command its event record taken.
 struct Command {
   Cuda::NativeEvent event = nullptr;  ///< the async command's event record (null: blocking)
+  Bound bound;                        ///< q's context, current until the command is done with
 };
 
 /// Starts a command on q under `sync`. Errc: out_of_host_memory, or the driver's answer.
@@ -127,8 +152,9 @@ struct Command {
 /// Runs `enqueue(stream)` on q under `sync` (begin, enqueue, end).
 template <class Enqueue>
 [[nodiscard]] Result<void> submit(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync, Enqueue&& enqueue) noexcept {
-  EDGEMEM_TRY_ASSIGN(const Command c, begin(q, sync));
-  return end(q, sync, c, enqueue(q.stream));
+  EDGEMEM_TRY_ASSIGN(Command c, begin(q, sync));
+  const CUresult enqueued = enqueue(q.stream);
+  return end(q, sync, std::move(c), enqueued);
 }
 
 /// Waits for everything enqueued on q. Errc: backend_failure (a command failed).

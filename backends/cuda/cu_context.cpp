@@ -88,8 +88,8 @@ Result<Cuda::NativeContext> Cuda::context_create(const DeviceSelector& sel, Devi
   EDGEMEM_TRY(describe(d, filled));
   CUcontext ctx = nullptr;
   EDGEMEM_TRY(cu::check(cu::driver().cuDevicePrimaryCtxRetain(&ctx, d)));
-  auto pooled = cu::bind(ctx);
-  if (pooled) pooled = cu::pool_events(ctx);
+  auto bound = cu::bind(ctx);
+  Result<void> pooled = bound ? cu::pool_events(ctx) : Result<void>(fail(bound.error()));
   if (!pooled) {
     (void)cu::driver().cuDevicePrimaryCtxRelease(d);
     return fail(pooled.error());
@@ -119,8 +119,10 @@ Result<Cuda::NativeContext> Cuda::context_adopt(const NativeContext& native, Ado
   }
   DeviceInfo filled{};
   auto described = describe(d, filled);
-  if (described && mode == AdoptMode::retain) described = cu::bind(primary);
-  if (described && mode == AdoptMode::retain) described = cu::pool_events(primary);
+  if (described && mode == AdoptMode::retain) {
+    auto bound = cu::bind(primary);
+    described = bound ? cu::pool_events(primary) : Result<void>(fail(bound.error()));
+  }
   if (!described) {
     (void)drv.cuDevicePrimaryCtxRelease(d);
     return fail(described.error());

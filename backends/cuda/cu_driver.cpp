@@ -85,11 +85,18 @@ Error to_error(CUresult status) noexcept {
   return Error{code, static_cast<std::int32_t>(status), name != nullptr ? name : "CUDA driver error (Error::native holds the CUresult)"};
 }
 
-Result<void> bind(CUcontext ctx) noexcept {
+Bound::~Bound() {
+  if (restore_ != nullptr) (void)driver().cuCtxSetCurrent(restore_);
+}
+
+Result<Bound> bind(CUcontext ctx) noexcept {
   CUcontext current = nullptr;
   EDGEMEM_TRY(check(driver().cuCtxGetCurrent(&current)));
-  if (current == ctx) return {};
-  return check(driver().cuCtxSetCurrent(ctx));
+  Bound b;
+  if (current == ctx) return b;
+  EDGEMEM_TRY(check(driver().cuCtxSetCurrent(ctx)));
+  b.restore_ = current;
+  return b;
 }
 
 }  // namespace edgemem::backend::cu

@@ -118,7 +118,7 @@ CUresult host_copy(CUstream s, CUdeviceptr d, void* host, std::size_t bytes, boo
 }  // namespace cu
 
 Result<Cuda::NativeMem> Cuda::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
-  EDGEMEM_TRY(cu::bind(ctx.context));
+  EDGEMEM_TRY_ASSIGN(const cu::Bound bound, cu::bind(ctx.context));
   EDGEMEM_TRY_ASSIGN(NativeMem mem, allocate(ctx, desc));
   if (desc.copy_from == nullptr || desc.use_host != nullptr) return mem;
   if (mem.host != nullptr) {
@@ -143,7 +143,7 @@ Result<Cuda::NativeMem> Cuda::mem_sub(const NativeMem& root, std::size_t origin,
 
 Result<void> Cuda::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMode mode, AdoptedMem& out) noexcept {
   if (mem.device_ptr == 0) return fail(Errc::invalid_argument, "adopt needs a device pointer (NativeMem::device_ptr)");
-  EDGEMEM_TRY(cu::bind(ctx.context));
+  EDGEMEM_TRY_ASSIGN(const cu::Bound bound, cu::bind(ctx.context));
   const cu::Driver& drv = cu::driver();
   const CUdeviceptr ptr = static_cast<CUdeviceptr>(mem.device_ptr);
   CUcontext owner = nullptr;
@@ -188,7 +188,9 @@ Cuda::MemAddress Cuda::mem_address(const NativeContext& ctx, const NativeMem& me
 }
 
 void Cuda::mem_release(NativeMem& mem) noexcept {
-  if (mem.kind != CudaMemKind::borrowed && mem.kind != CudaMemKind::none && cu::bind(mem.context)) free_native(mem);
+  if (mem.kind != CudaMemKind::borrowed && mem.kind != CudaMemKind::none) {
+    if (const auto bound = cu::bind(mem.context)) free_native(mem);
+  }
   mem = NativeMem{};
 }
 
@@ -258,7 +260,7 @@ Result<void> Cuda::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapp
     if (sync.out == nullptr && sync.wait_count == 0) return {};
     return cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; });
   }
-  EDGEMEM_TRY_ASSIGN(const cu::Command c, cu::begin(q, sync));
+  EDGEMEM_TRY_ASSIGN(cu::Command c, cu::begin(q, sync));
   // The write-back has completed when unmap returns, async or not: the staging is freed, and the caller
   // may write a shadowed wrap's memory again at once.
   const cu::Driver& drv = cu::driver();
@@ -273,7 +275,7 @@ Result<void> Cuda::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapp
     if (status == CUDA_SUCCESS) status = drv.cuStreamSynchronize(q.stream);
     (void)drv.cuMemFreeHost(raw);
   }
-  return cu::end(q, sync, c, status);
+  return cu::end(q, sync, std::move(c), status);
 }
 
 }  // namespace edgemem::backend

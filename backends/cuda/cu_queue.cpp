@@ -17,8 +17,8 @@ Failure command_failed(CUresult status) noexcept {
 namespace cu {
 
 Result<Command> begin(const Cuda::NativeQueue& q, const Cuda::CommandEvents& sync) noexcept {
-  EDGEMEM_TRY(bind(q.context));
   Command c;
+  EDGEMEM_TRY_ASSIGN(c.bound, bind(q.context));
   if (sync.out != nullptr) {
     EDGEMEM_TRY_ASSIGN(c.event, take_event(q.context));
   }
@@ -57,7 +57,7 @@ Result<void> finish(const Cuda::NativeQueue& q) noexcept {
 }  // namespace cu
 
 Result<Cuda::NativeQueue> Cuda::queue_create(const NativeContext& ctx) noexcept {
-  EDGEMEM_TRY(cu::bind(ctx.context));
+  EDGEMEM_TRY_ASSIGN(const cu::Bound bound, cu::bind(ctx.context));
   CUstream s = nullptr;
   EDGEMEM_TRY(cu::check(cu::driver().cuStreamCreate(&s, CU_STREAM_NON_BLOCKING)));
   return NativeQueue{s, ctx.context, true};
@@ -73,7 +73,7 @@ Result<Cuda::NativeQueue> Cuda::queue_adopt(const NativeContext& ctx, NativeQueu
     return fail(Errc::invalid_argument,
                 "adopt needs a CUstream of its own (CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are not one stream)");
   (void)mode;  // a CUstream has no reference count: retain and borrow both leave it to its maker
-  EDGEMEM_TRY(cu::bind(ctx.context));
+  EDGEMEM_TRY_ASSIGN(const cu::Bound bound, cu::bind(ctx.context));
   CUcontext owner = nullptr;
   EDGEMEM_TRY(cu::check(cu::driver().cuStreamGetCtx(q.stream, &owner)));
   if (owner != ctx.context) return fail(Errc::invalid_argument, "the CUstream belongs to another context");
@@ -82,11 +82,11 @@ Result<Cuda::NativeQueue> Cuda::queue_adopt(const NativeContext& ctx, NativeQueu
 
 void Cuda::queue_release(NativeQueue q) noexcept {
   if (q.stream == nullptr || !q.owned) return;
-  if (cu::bind(q.context)) (void)cu::driver().cuStreamDestroy(q.stream);
+  if (const auto bound = cu::bind(q.context)) (void)cu::driver().cuStreamDestroy(q.stream);
 }
 
 Result<void> Cuda::queue_finish(NativeQueue q) noexcept {
-  EDGEMEM_TRY(cu::bind(q.context));
+  EDGEMEM_TRY_ASSIGN(const cu::Bound bound, cu::bind(q.context));
   return cu::finish(q);
 }
 

@@ -72,9 +72,9 @@ Result<void> Cuda::write(NativeQueue q, const NativeMem& mem, std::size_t offset
     // the DMA may still run, later commands of the stream after it: the caller is told instead of
     // waiting (as cuMemcpyHtoD returns, and as OpenCL's blocking write does). Only into device memory:
     // memory the host reaches directly (pinned, managed, registered: DLPack, maps) has the bytes on return.
-    EDGEMEM_TRY_ASSIGN(const cu::Command c, cu::begin(q, sync));
+    EDGEMEM_TRY_ASSIGN(cu::Command c, cu::begin(q, sync));
     CUresult status = cu::host_copy(q.stream, cu::at(mem, offset), host, bytes, true);
-    if (status != CUDA_SUCCESS) return cu::end(q, sync, c, status);
+    if (status != CUDA_SUCCESS) return cu::end(q, sync, std::move(c), status);
     *sync.still_running = true;
     if (sync.running_event == nullptr) return {};
     // An event recorded right after the copy (a record, so a steady state allocates nothing): the

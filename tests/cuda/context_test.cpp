@@ -184,3 +184,70 @@ TEST_CASE("cuda: migrating a view of managed memory prefetches the view's bytes"
   if (concurrent != 0) CHECK(where == -1);  // CU_DEVICE_CPU
   dlclose(lib);
 }
+
+TEST_CASE("cuda: a context the caller made current is current again after every call (issue #30, item 11b)") {
+  auto ctx = edgemem::Context::create();
+  if (!ctx) return;
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib != nullptr);
+  using Ctx = void*;
+  auto create = reinterpret_cast<int (*)(Ctx*, unsigned, int)>(dlsym(lib, "cuCtxCreate_v2"));
+  auto destroy = reinterpret_cast<int (*)(Ctx)>(dlsym(lib, "cuCtxDestroy_v2"));
+  auto get = reinterpret_cast<int (*)(Ctx*)>(dlsym(lib, "cuCtxGetCurrent"));
+  auto set = reinterpret_cast<int (*)(Ctx)>(dlsym(lib, "cuCtxSetCurrent"));
+  const bool found = create != nullptr && destroy != nullptr && get != nullptr && set != nullptr;
+  REQUIRE(found);
+  Ctx mine = nullptr;  // the caller's own context on the same device (made current by cuCtxCreate)
+  REQUIRE(create(&mine, 0, ctx->native().device) == 0);
+  REQUIRE(mine != static_cast<Ctx>(ctx->native().context));
+  auto current = [&] {
+    Ctx c = nullptr;
+    REQUIRE(get(&c) == 0);
+    return c;
+  };
+  REQUIRE(current() == mine);
+  {
+    auto q = edgemem::Queue::create(*ctx);
+    REQUIRE(q.has_value());
+    CHECK(current() == mine);
+    auto b = edgemem::Buffer::create(*ctx, 1 << 20);
+    REQUIRE(b.has_value());
+    CHECK(current() == mine);
+    std::vector<unsigned char> data(1 << 20, 7), back(1 << 20);
+    REQUIRE(q->write(*b, 0, data.data(), data.size()).has_value());  // pageable: still running on return
+    CHECK(current() == mine);
+    const unsigned char nine = 9;
+    auto e = q->fill_async(*b, 0, 4096, &nine, 1);
+    REQUIRE(e.has_value());
+    CHECK(current() == mine);
+    REQUIRE(e->wait().has_value());
+    REQUIRE(q->read(*b, 0, back.data(), back.size()).has_value());
+    CHECK(current() == mine);
+    CHECK(back[0] == 9);
+    CHECK(back[4096] == 7);
+    {
+      auto m = q->map<unsigned char>(*b, edgemem::Access::write, 0, 4096);
+      REQUIRE(m.has_value());
+      CHECK(current() == mine);
+      (*m)[0] = 1;
+      REQUIRE(m->unmap().has_value());
+      CHECK(current() == mine);
+    }
+    auto host = edgemem::Buffer::create(*ctx, 4096, edgemem::Storage::host);
+    REQUIRE(host.has_value());
+    REQUIRE(q->finish().has_value());
+    CHECK(current() == mine);
+  }  // releases: the stream and the memory go in edgemem's context
+  CHECK(current() == mine);
+  // A thread with no current context keeps the device's primary context after a call, as the CUDA
+  // runtime leaves it (nothing of the caller's to restore).
+  REQUIRE(set(nullptr) == 0);
+  {
+    auto b = edgemem::Buffer::create(*ctx, 4096);
+    REQUIRE(b.has_value());
+  }
+  CHECK(current() == static_cast<Ctx>(ctx->native().context));
+  REQUIRE(set(mine) == 0);
+  REQUIRE(destroy(mine) == 0);
+  dlclose(lib);
+}
