@@ -170,7 +170,7 @@ Result<Buffer> Buffer::import(const Context& ctx, const ExternalMemory& m, const
       EDGEMEM_TRY_ASSIGN(FdRecord* rec, detail::adopt_fd_record(-1));
       rec->path = ImportPath::host_ptr;
       rec->read_only = read_only_import(o.flags);
-      return wrap_owning(ctx, static_cast<std::byte*>(m.host), m.bytes, o.flags, rec, false, false);
+      return wrap_owning(ctx, static_cast<std::byte*>(m.host), m.bytes, o.flags, rec, false, o.allow_copy);
     }
     case HandleType::dma_buf:
     case HandleType::opaque_fd:

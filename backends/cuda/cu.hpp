@@ -63,17 +63,21 @@ class Bound {
  public:
   Bound() noexcept = default;
   Bound(Bound&& other) noexcept : restore_(other.restore_) { other.restore_ = nullptr; }
+  /// Restores what this one holds first, then takes `other`'s.
   Bound& operator=(Bound&& other) noexcept {
-    CUcontext mine = restore_;
-    restore_ = other.restore_;
-    other.restore_ = mine;
+    if (this != &other) {
+      restore();
+      restore_ = other.restore_;
+      other.restore_ = nullptr;
+    }
     return *this;
   }
   Bound(const Bound&) = delete;
   Bound& operator=(const Bound&) = delete;
-  ~Bound();
+  ~Bound() { restore(); }
 
  private:
+  void restore() noexcept;
   friend Result<Bound> bind(CUcontext ctx) noexcept;
   CUcontext restore_ = nullptr;  // the caller's context, made current again at the end (null: none)
 };

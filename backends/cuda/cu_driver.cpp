@@ -85,8 +85,9 @@ Error to_error(CUresult status) noexcept {
   return Error{code, static_cast<std::int32_t>(status), name != nullptr ? name : "CUDA driver error (Error::native holds the CUresult)"};
 }
 
-Bound::~Bound() {
+void Bound::restore() noexcept {
   if (restore_ != nullptr) (void)driver().cuCtxSetCurrent(restore_);
+  restore_ = nullptr;
 }
 
 Result<Bound> bind(CUcontext ctx) noexcept {

@@ -226,6 +226,8 @@ Result<void> settle_managed(const Cuda::NativeMem& mem) noexcept {
 Result<Cuda::Mapped> Cuda::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset, std::size_t bytes,
                                const CommandEvents& sync) noexcept {
   if (access != Access::read) EDGEMEM_TRY(cu::writable(mem));
+  // The whole map in q's context (staging, copies, the managed-memory wait), not only its ordering.
+  EDGEMEM_TRY_ASSIGN(const cu::Bound bound, cu::bind(q.context));
   // After the waits and every earlier command of the stream (a map is blocking: sync has no out).
   EDGEMEM_TRY(cu::submit(q, sync, [](CUstream) { return CUDA_SUCCESS; }));
   const cu::Driver& drv = cu::driver();

@@ -1,4 +1,5 @@
 // OpenCL backend: memory objects (buffers, sub-buffers) and mappings.
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -49,7 +50,8 @@ MemFlags flags_from_cl(cl_mem_flags f) noexcept {
 namespace {
 
 /// True when every byte of [p, p + bytes) lies in a mapping this process may write (/proc/self/maps,
-/// read through a stack buffer: no heap). True where the file cannot be read (nothing to go by).
+/// read through a stack buffer: no heap; a line longer than the buffer is judged by its start, which
+/// holds the range and permissions). True where the file cannot be opened (nothing to go by).
 bool host_writable(const void* p, std::size_t bytes) noexcept {
   const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (fd < 0) return true;
@@ -57,26 +59,34 @@ bool host_writable(const void* p, std::size_t bytes) noexcept {
   const std::uintptr_t end = at + bytes;
   char buf[4096];
   std::size_t have = 0;
-  bool writable = false, done = false;
+  bool writable = false, done = false, skipping = false;  // skipping: the rest of a long line
+  // One line (NUL-terminated, maybe cut short): settles the answer or moves `at` past its mapping.
+  auto judge = [&](const char* line) {
+    unsigned long lo = 0, hi = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || hi <= at) return;
+    if (lo > at || perms[1] != 'w') done = true;  // a gap or a read-only mapping under [at, end)
+    else if ((at = hi) >= end) done = writable = true;
+  };
   while (!done) {
     const ssize_t got = read(fd, buf + have, sizeof buf - 1 - have);
+    if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     have += static_cast<std::size_t>(got);
     buf[have] = '\0';
     char* line = buf;
     for (char* nl; !done && (nl = std::strchr(line, '\n')) != nullptr; line = nl + 1) {
       *nl = '\0';
-      unsigned long lo = 0, hi = 0;
-      char perms[5] = {};
-      if (std::sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 || hi <= at) continue;
-      if (lo > at || perms[1] != 'w') done = true;  // a gap or a read-only mapping under [at, end)
-      else if ((at = hi) >= end) done = writable = true;
+      if (skipping) skipping = false;  // the tail of a long line, judged already
+      else judge(line);
     }
     have = static_cast<std::size_t>(buf + have - line);
     std::memmove(buf, line, have);
-    if (have == sizeof buf - 1) {  // a line longer than the buffer: nothing to go by
-      writable = true;
-      break;
+    if (!done && have == sizeof buf - 1) {  // a line longer than the buffer: judge its start, drop the rest
+      buf[have] = '\0';
+      if (!skipping) judge(buf);
+      skipping = true;
+      have = 0;
     }
   }
   close(fd);

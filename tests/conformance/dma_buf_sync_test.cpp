@@ -108,7 +108,7 @@ TEST_CASE("dma-buf sync: read, write, fill, copy, rects, async forms and maps of
     // A device that keeps its own copy of caller memory (no unified memory: NVIDIA) writes the memory
     // only at maps (caller memory's rule, external.hpp): there, writes are checked by reading them back
     // and by their brackets, and the memory (`truth`) only after the map below.
-    const bool in_place = f.ctx.info().caps.unified_memory;
+    const bool in_place = emt::wraps_in_place(f.ctx);
 
     emt::Bytes out(n);
     CHECK_OK(f.q.read(*b, 0, out.data(), n));

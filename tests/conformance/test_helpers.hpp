@@ -182,6 +182,19 @@ struct OtherContext {
   }
 };
 
+/// False where caller memory (a wrap, an mmap or host-pointer import) is the device's own copy,
+/// synchronised only at maps (caller memory's rule, external.hpp: an OpenCL device without unified
+/// memory, NVIDIA's); true where it is the memory itself (the host backend, CUDA's registrations,
+/// unified-memory OpenCL devices).
+inline bool wraps_in_place(const edgemem::Context& ctx) {
+#if EDGEMEM_BACKEND_OPENCL
+  return ctx.info().caps.unified_memory;
+#else
+  (void)ctx;
+  return true;
+#endif
+}
+
 /// Calls a = std::move(b) through references, so the compiler cannot see a self-move.
 template <class T>
 void move_assign(T& a, T& b) {

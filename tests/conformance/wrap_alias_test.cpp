@@ -31,18 +31,6 @@ struct Pages {
   Pages& operator=(const Pages&) = delete;
 };
 
-/// False where a wrap is the device's own copy of the caller memory, synchronised only at maps (caller
-/// memory's rule, external.hpp: an OpenCL device without unified memory, NVIDIA's); true where every
-/// wrap is the memory itself (the host backend, CUDA's registrations, unified-memory OpenCL devices).
-bool wraps_in_place(const Context& ctx) {
-#if EDGEMEM_BACKEND_OPENCL
-  return ctx.info().caps.unified_memory;
-#else
-  (void)ctx;
-  return true;
-#endif
-}
-
 emt::Bytes read_back(Queue& q, const Buffer& b, std::size_t offset, std::size_t bytes) {
   emt::Bytes out(bytes);
   auto r = q.read(b, offset, out.data(), bytes);
@@ -125,7 +113,7 @@ TEST_CASE("two wraps of the same memory are the same bytes, whichever goes first
   REQUIRE_OK(inner);
   const emt::Bytes data = emt::random_bytes(mem.n);
   REQUIRE_OK(f.q.write(*whole, 0, data.data(), data.size()));
-  if (!wraps_in_place(f.ctx)) {  // the rule: a map puts the bytes in the memory, a write_discard map takes them
+  if (!emt::wraps_in_place(f.ctx)) {  // the rule: a map puts the bytes in the memory, a write_discard map takes them
     { auto m = f.q.map<unsigned char>(*whole, Access::read); REQUIRE_OK(m); }
     CHECK(std::memcmp(mem.p, data.data(), mem.n) == 0);
     for (Buffer* b : {&*same, &*inner}) { auto m = f.q.map<unsigned char>(*b, Access::write_discard); REQUIRE_OK(m); }
@@ -166,7 +154,7 @@ TEST_CASE("two wraps of the same memory are the same bytes, whichever goes first
 #if !EDGEMEM_BACKEND_CUDA
 TEST_CASE("wraps of overlapping memory, neither inside the other, are the same bytes where they meet") {
   emt::Fixture f;
-  if (!wraps_in_place(f.ctx)) return;  // each wrap is the device's own copy: the case above shows the rule
+  if (!emt::wraps_in_place(f.ctx)) return;  // each wrap is the device's own copy: the case above shows the rule
   Pages mem(4);
   constexpr std::size_t kPage = Pages::kPage;
   auto left = Buffer::wrap(f.ctx, mem.p, 2 * kPage);           // pages 0-1
@@ -215,7 +203,7 @@ TEST_CASE("a wrap of memory the process may only read: reads, read maps and copi
   const emt::Bytes data = emt::random_bytes(kBytes);
   std::memcpy(raw, data.data(), kBytes);
   REQUIRE(mprotect(raw, kBytes, PROT_READ) == 0);
-  if (!wraps_in_place(f.ctx)) {  // the device would write its copy back into the pages at maps (NVIDIA: SIGSEGV)
+  if (!emt::wraps_in_place(f.ctx)) {  // the device would write its copy back into the pages at maps (NVIDIA: SIGSEGV)
     CHECK_ERRC(Buffer::wrap(f.ctx, raw, kBytes, MemFlags::read_only), Errc::unsupported);
     munmap(raw, kBytes);
     return;

@@ -199,6 +199,15 @@ TEST_CASE("cuda: a context the caller made current is current again after every 
   REQUIRE(found);
   Ctx mine = nullptr;  // the caller's own context on the same device (made current by cuCtxCreate)
   REQUIRE(create(&mine, 0, ctx->native().device) == 0);
+  struct Destroy {  // also when a REQUIRE below ends the case: later cases must not find it current
+    Ctx c;
+    int (*set)(Ctx);
+    int (*destroy)(Ctx);
+    ~Destroy() {
+      (void)set(nullptr);
+      (void)destroy(c);
+    }
+  } destroy_mine{mine, set, destroy};
   REQUIRE(mine != static_cast<Ctx>(ctx->native().context));
   auto current = [&] {
     Ctx c = nullptr;
@@ -235,6 +244,13 @@ TEST_CASE("cuda: a context the caller made current is current again after every 
     }
     auto host = edgemem::Buffer::create(*ctx, 4096, edgemem::Storage::host);
     REQUIRE(host.has_value());
+    CHECK(current() == mine);
+    {  // a map of device memory stages in edgemem's context, not the caller's
+      auto m = q->map<unsigned char>(*b, edgemem::Access::read, 0, 4096);
+      REQUIRE(m.has_value());
+      CHECK(current() == mine);
+      CHECK((*m)[0] == 1);
+    }
     REQUIRE(q->finish().has_value());
     CHECK(current() == mine);
   }  // releases: the stream and the memory go in edgemem's context
@@ -247,7 +263,5 @@ TEST_CASE("cuda: a context the caller made current is current again after every 
     REQUIRE(b.has_value());
   }
   CHECK(current() == static_cast<Ctx>(ctx->native().context));
-  REQUIRE(set(mine) == 0);
-  REQUIRE(destroy(mine) == 0);
-  dlclose(lib);
+  dlclose(lib);  // (libcuda stays loaded: the backend holds it; destroy_mine runs after)
 }
