@@ -44,7 +44,7 @@ detail::MapSlot* find_open_slot(MemNode* root, const MemNode* self, unsigned ski
 /// first map). Errc: busy (conflict), exhausted (no free slot), out_of_host_memory (no slots).
 Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::uint64_t queue) noexcept {
   MemNode* root = n->root;
-  std::lock_guard<std::mutex> lock(root->map_lock);
+  std::lock_guard<detail::Lock> lock(root->map_lock);
   if (detail::mapping_conflicts_locked(root, range, access != Access::read))
     return fail(Errc::busy, "range conflicts with an open mapping");
   if (n->maps == nullptr && root->spare_maps != nullptr) {  // a dead view's slots (unused: all free)
@@ -102,7 +102,7 @@ void release_slot_locked(MemNode* n, unsigned index) noexcept {
 }
 
 void release_slot(MemNode* n, unsigned index) noexcept {
-  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  std::lock_guard<detail::Lock> lock(n->root->map_lock);
   release_slot_locked(n, index);
 }
 
@@ -110,7 +110,7 @@ void release_slot(MemNode* n, unsigned index) noexcept {
 /// (it is then marked closing, so no new mapping joins while it unmaps); otherwise its native maps
 /// pass to another member (of any node of the root) and its slot is freed.
 bool last_of_group(MemNode* n, unsigned index) noexcept {
-  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  std::lock_guard<detail::Lock> lock(n->root->map_lock);
   detail::MapSlot& slot = n->maps->slot[index];
   detail::MapSlot* other = find_open_slot(
       n->root, n, index, [&](const MemNode*, const detail::MapSlot& o) { return o.native_id == slot.native_id; });
@@ -129,7 +129,7 @@ bool last_of_group(MemNode* n, unsigned index) noexcept {
 /// A native map just returned `mapped` for slot `index` of `n`: it joins the group of an open native
 /// mapping of the root at the same address, if any (one unmap by address must not end the other's).
 void settle_native(MemNode* n, unsigned index, const contract::Mapped& mapped) noexcept {
-  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  std::lock_guard<detail::Lock> lock(n->root->map_lock);
   detail::MapSlot& slot = n->maps->slot[index];
   slot.native = mapped;
   slot.host = mapped.host;

@@ -141,7 +141,7 @@ bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes)
 Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes) noexcept {
   MemNode* root = node->root;
   if (root->mapped_nodes.load(std::memory_order_acquire) == 0) return {};
-  std::lock_guard<std::mutex> lock(root->map_lock);
+  std::lock_guard<detail::Lock> lock(root->map_lock);
   if (mapping_conflicts_locked(root, ByteRange{range.begin + node->origin, range.end + node->origin}, writes))
     return fail(Errc::busy, "range is mapped");
   return {};

@@ -129,7 +129,7 @@ void unref(MemNode* n) noexcept {
     ContextNode* ctx = n->ctx;
     if (n->maps != nullptr && !n->maps->lent && parent != nullptr && n->ownership == NodeOwnership::none) {
       // An ordinary view's mapping slots wait in the root for the next view's first map.
-      std::lock_guard<std::mutex> lock(n->root->map_lock);
+      std::lock_guard<detail::Lock> lock(n->root->map_lock);
       n->maps->spare_next = n->root->spare_maps;
       n->root->spare_maps = n->maps;
       n->maps = nullptr;
@@ -137,7 +137,7 @@ void unref(MemNode* n) noexcept {
     if (n->ownership == NodeOwnership::heap_run) {
       // Its owner takes back the pages and the node's storage (never the allocator's) in one step,
       // so a page is never free while the node that covered it is still in use.
-      std::lock_guard<std::mutex> lock(n->root->map_lock);
+      std::lock_guard<detail::Lock> lock(n->root->map_lock);
       NodeOwner* heap = n->owner.load(std::memory_order_relaxed);
       heap->take_back(heap, n);
     } else if (n->image) {

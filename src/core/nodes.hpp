@@ -21,6 +21,7 @@
 #include <edgemem/svm.hpp>
 
 #include "contract/active.hpp"
+#include "core/lock.hpp"
 
 namespace edgemem::detail {
 
@@ -68,7 +69,7 @@ struct QueueNode {
   Backend::NativeQueue native{};
   bool borrowed = false;       // adopted with AdoptMode::borrow: the native queue is not released
   std::uint64_t serial = 0;    // unique per queue for the life of the process (ordering records)
-  std::mutex submit_lock;      // held across an enqueue whose event the ordering table keeps, and its ticket
+  Lock submit_lock;            // held across an enqueue whose event the ordering table keeps, and its ticket
   std::atomic<std::uint64_t> tickets{0};  // tickets handed out (the last one given)
   QueueNode* next = nullptr;   // ContextNode::queues (owned queues only)
   QueueNode* prev = nullptr;
@@ -220,7 +221,7 @@ struct MemNode {
   std::uint32_t next_native_id = 0;
   MapSlots* spare_maps = nullptr;  // slots of this root's dead views, for the next view's first map
                                    // (so pool blocks and heap runs mapped per frame allocate nothing)
-  std::mutex map_lock;
+  Lock map_lock;
   std::atomic<unsigned> mapped_nodes{0};
   MemNode* mapped_head = nullptr;
 

@@ -16,10 +16,19 @@ ByteRange root_range(const MemUse& use) noexcept {
   return ByteRange{use.node->origin + use.range.begin, use.node->origin + use.range.end};
 }
 
+/// Sets PendingTable::sole_queue from the first `n` entries.
+void update_sole_queue(PendingTable& t, std::size_t n) noexcept {
+  std::uint64_t sole = n != 0 ? t.entries[0].queue : 0;
+  for (std::size_t i = 1; i < n && sole != 0; ++i)
+    if (t.entries[i].queue != sole) sole = 0;
+  t.sole_queue.store(sole, std::memory_order_release);
+}
+
 void erase(PendingTable& t, std::size_t i) noexcept {
   Backend::event_release(t.entries[i].event);
   const std::size_t n = t.count.load(std::memory_order_relaxed);
   for (std::size_t j = i + 1; j < n; ++j) t.entries[j - 1] = t.entries[j];  // keeps age order
+  update_sole_queue(t, n - 1);
   t.count.store(n - 1, std::memory_order_release);
 }
 
@@ -27,6 +36,8 @@ void erase(PendingTable& t, std::size_t i) noexcept {
 void append(PendingTable& t, const PendingCommand& e) noexcept {
   const std::size_t at = t.count.load(std::memory_order_relaxed);
   t.entries[at] = e;
+  const std::uint64_t sole = t.sole_queue.load(std::memory_order_relaxed);
+  t.sole_queue.store(at == 0 || sole == e.queue ? e.queue : 0, std::memory_order_release);
   t.count.store(at + 1, std::memory_order_release);
 }
 
@@ -43,7 +54,7 @@ void widen(PendingCommand& into, const PendingCommand& from) noexcept {
 /// (16 queues) the oldest kFold entries fold into one marker on `q` that waits for their events; only
 /// when the driver refuses that marker does the host wait, for the oldest entry (the refusal is counted
 /// in Context::unreported_errors()).
-void make_room(PendingTable& t, QueueNode* q) noexcept {
+[[gnu::noinline, gnu::cold]] void make_room(PendingTable& t, QueueNode* q) noexcept {
   for (std::size_t i = t.count; i-- > 0;) {
     auto done = Backend::event_complete(t.entries[i].event);
     if (!done) {
@@ -93,8 +104,9 @@ void OrderWaits::collect(const QueueNode* queue, const MemUse& use) noexcept {
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
+  if (t->sole_queue.load(std::memory_order_acquire) == queue->serial) return;  // only its own queue's
   const ByteRange r = root_range(use);
-  std::lock_guard<std::mutex> lock(use.node->root->map_lock);
+  std::lock_guard<detail::Lock> lock(use.node->root->map_lock);
   for (std::size_t i = 0; i < t->count; ++i) {
     const PendingCommand& e = t->entries[i];
     if (e.queue == queue->serial || !conflicts(e, r, use.writes)) continue;
@@ -130,7 +142,7 @@ void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent ev
   const ByteRange r = root_range(use);
   entry.begin = r.begin;
   entry.end = r.end;
-  std::lock_guard<std::mutex> lock(use.node->root->map_lock);
+  std::lock_guard<detail::Lock> lock(use.node->root->map_lock);
   for (std::size_t i = t->count; i-- > 0;) {
     const PendingCommand& e = t->entries[i];
     if (e.queue != entry.queue || e.begin > r.begin || e.end < r.end) continue;
@@ -185,7 +197,7 @@ void forget_completed(const QueueNode* queue, const MemUse& use, std::uint64_t b
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
-  std::lock_guard<std::mutex> lock(use.node->root->map_lock);
+  std::lock_guard<detail::Lock> lock(use.node->root->map_lock);
   for (std::size_t i = t->count; i-- > 0;)
     if (t->entries[i].queue == queue->serial && t->entries[i].ticket <= bound) erase(*t, i);
 }

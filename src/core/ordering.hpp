@@ -48,6 +48,10 @@ struct PendingTable {
   /// Entries in use. Written under the lock; read without it only to skip an empty table (a command
   /// racing another thread's record is not ordered after it in any case).
   std::atomic<std::size_t> count{0};
+  /// QueueNode::serial of the one queue every entry belongs to; 0 when the table is empty or holds
+  /// entries of several queues. Written under the lock; read without it by OrderWaits::collect, which
+  /// has nothing to wait for on a table of its own queue's entries (same race as `count`).
+  std::atomic<std::uint64_t> sole_queue{0};
 };
 
 /// Whether the active backend needs the table (false: commands complete at enqueue).
@@ -76,6 +80,8 @@ class OrderWaits {
   std::size_t copy_to(Backend::NativeEvent* out) const noexcept;
   /// How many were collected.
   std::size_t size() const noexcept { return count_; }
+  /// The collected events (valid while this object lives).
+  const Backend::NativeEvent* data() const noexcept { return events_; }
 
  private:
   Backend::NativeEvent events_[max_order_waits];
@@ -90,9 +96,11 @@ inline std::uint64_t ticket_bound(const QueueNode* q) noexcept { return q->ticke
 /// when it succeeds, stores its ticket in `*ticket`.
 template <class Enqueue>
 Result<void> enqueue_ticketed(QueueNode* q, std::uint64_t* ticket, Enqueue&& enqueue) noexcept {
-  std::lock_guard<std::mutex> lock(q->submit_lock);
+  std::lock_guard<detail::Lock> lock(q->submit_lock);
   EDGEMEM_TRY(enqueue());
-  *ticket = q->tickets.fetch_add(1, std::memory_order_acq_rel) + 1;
+  // Only holders of submit_lock write `tickets`: a plain store (no read-modify-write) suffices.
+  *ticket = q->tickets.load(std::memory_order_relaxed) + 1;
+  q->tickets.store(*ticket, std::memory_order_release);
   return {};
 }
 

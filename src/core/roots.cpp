@@ -46,7 +46,7 @@ bool attach_root_state(MemNode* node) noexcept {
 }
 
 Result<void> check_releasable(MemNode* n) noexcept {
-  std::lock_guard<std::mutex> lock(n->root->map_lock);
+  std::lock_guard<detail::Lock> lock(n->root->map_lock);
   if (open_mappings(n) != 0) return fail(Errc::busy, "memory is mapped; unmap before release");
   return {};
 }

@@ -24,83 +24,59 @@ inline Result<MemNode*> use(const QueueNode* q, const Buffer& buf) noexcept {
   return n;
 }
 
+/// A command for submit_command, passed as an object pointer and a function (no template: one copy of
+/// the submit path serves every command).
+class CommandRef {
+ public:
+  /// Refers to `f` (callable as `Result<void>(const Backend::CommandEvents&)`), which must outlive this.
+  template <class F>
+  explicit CommandRef(F& f) noexcept
+      : object_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, const Backend::CommandEvents& s) noexcept -> Result<void> {
+          return (*static_cast<F*>(o))(s);
+        }) {}
+  /// Runs the command with `s`.
+  Result<void> operator()(const Backend::CommandEvents& s) const noexcept { return call_(object_, s); }
+
+ private:
+  void* object_;
+  Result<void> (*call_)(void*, const Backend::CommandEvents&) noexcept;
+};
+
+/// How submit_command runs a command: `bracket` (the default) runs a command on memory the driver imported
+/// through cl_khr_external_memory between external_acquire and external_release, and one on an mmap'ed
+/// dma-buf import between DMA_BUF_SYNC_START and _END; `drains` (the default): the backend ran it in the
+/// queue's order (not a zero-copy unmap).
+struct SubmitMode {
+  bool bracket = true;
+  bool drains = true;
+};
+
 /// Checks `waits` (any length) against queue `q`, then runs `command(sync)` on memory uses `a` and `b`
 /// (either node may be null). The command also waits for commands of other queues that still reach its
 /// bytes in a conflicting way. An async command (`out` non-null, its event lands there) is enqueued under
 /// q's submit_lock, takes its ticket and is recorded on the roots it touches; a blocking one that may
 /// still run on the device (Backend::CommandEvents::still_running) is recorded with the event the
-/// backend gives for it (running_event), else through a marker after it; any other blocking one has completed on return and, when `drains` (the backend ran it in the
-/// queue's order: not a zero-copy unmap), so has every command of `q` enqueued before it started: their
-/// entries on its roots go (docs/ordering.md). A wait list longer than wait_chunk_events is folded into
-/// markers on `q` first (wait_list.hpp). With `bracket` (the default), a command on memory the driver
-/// imported through cl_khr_external_memory runs between external_acquire and external_release
-/// (external_bracket.hpp; the out-event is the release's). With `bracket`, a command on an mmap'ed dma-buf import runs
-/// between DMA_BUF_SYNC_START and _END (host_sync.hpp), and so waits for its queue before returning
-/// (also an async one: its Event is complete). Errc: released / invalid_argument (wait
-/// list), those of Backend::marker (folding the wait list), of the bracket, or the command's own; for a
-/// blocking command still running, those of Backend::queue_finish (record_marker). A marker ordering
-/// needs and the driver refuses becomes a host wait, counted in Context::unreported_errors().
+/// backend gives for it (running_event), else through a marker after it; any other blocking one has
+/// completed on return and, when `mode.drains`, so has every command of `q` enqueued before it started:
+/// their entries on its roots go (docs/ordering.md). A wait list longer than wait_chunk_events is folded
+/// into markers on `q` first (wait_list.hpp). With `mode.bracket`, a command on memory the driver
+/// imported runs between external_acquire and external_release (external_bracket.hpp; the out-event is
+/// the release's), and a command on an mmap'ed dma-buf import between DMA_BUF_SYNC_START and _END
+/// (host_sync.hpp), so it waits for its queue before returning (also an async one: its Event is
+/// complete). Errc: released / invalid_argument (wait list), those of Backend::marker (folding the wait
+/// list), of the bracket, or the command's own; for a blocking command still running, those of
+/// Backend::queue_finish (record_marker). A marker ordering needs and the driver refuses becomes a host
+/// wait, counted in Context::unreported_errors(). (core/submit.cpp; the common case, no wait list and
+/// no imported memory, runs a short path of its own.)
+Result<void> submit_command(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
+                            CommandRef command, SubmitMode mode = {}) noexcept;
+
+/// submit_command() for a command given as any callable.
 template <bool bracket = true, bool drains = true, class Command>
 Result<void> submit(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
                     Command&& command) noexcept {
-  EDGEMEM_TRY(check_waits(q->ctx, waits));
-  Backend::NativeEvent natives[wait_chunk_events + (tracks_pending ? max_order_waits : 0)];
-  Backend::NativeEvent produced{};
-  Backend::CommandEvents sync;
-  sync.out = out != nullptr ? &produced : nullptr;
-  FoldedWaits folded;  // declared before the command runs, released after it is enqueued
-  // (Without `bracket`, an unmap: unmap_native ends the CPU's access its map started.)
-  const HostSync cpu(bracket ? a : MemUse{}, bracket ? b : MemUse{});
-  auto enqueue = [&]() -> Result<void> {
-    if constexpr (bracket) return run_bracketed(q->native, q->serial, a.node, b.node, sync, command);
-    else return command(sync);
-  };
-  auto run = [&]() -> Result<void> {
-    if (!cpu.active()) return enqueue();  // the hot path
-    cpu.start();
-    auto ran = enqueue();
-    if (ran && (out != nullptr || (sync.still_running != nullptr && *sync.still_running))) {
-      // The CPU's access ends only once the command has touched the pages: wait for it here.
-      auto finished = Backend::queue_finish(q->native);
-      if (!finished) report_dropped(q->ctx, finished.error());
-    }
-    cpu.end();
-    return ran;
-  };
-  if constexpr (tracks_pending) {
-    OrderWaits order;
-    order.collect(q, a);
-    order.collect(q, b);
-    EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
-    sync.wait_count += order.copy_to(natives + sync.wait_count);
-    sync.waits = sync.wait_count != 0 ? natives : nullptr;
-    if (out != nullptr) {
-      std::uint64_t ticket = 0;
-      EDGEMEM_TRY(enqueue_ticketed(q, &ticket, run));
-      for (const MemUse* u : {&a, &b}) record_pending(q, *u, produced, ticket);
-    } else {
-      bool still_running = false;
-      Backend::NativeEvent running{};
-      sync.still_running = &still_running;
-      sync.running_event = &running;
-      const std::uint64_t bound = ticket_bound(q);
-      EDGEMEM_TRY(run());
-      if (still_running && running != Backend::NativeEvent{}) {
-        record_running(q, a, b, running);
-        Backend::event_release(running);
-      } else if (still_running) {
-        EDGEMEM_TRY(record_marker(q, a, b));
-      } else if constexpr (drains) {
-        for (const MemUse* u : {&a, &b}) forget_completed(q, *u, bound);
-      }
-    }
-  } else {
-    EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
-    sync.waits = sync.wait_count != 0 ? natives : nullptr;
-    EDGEMEM_TRY(run());
-  }
-  if (out != nullptr) *out = HandleAccess::event(produced, q->ctx);
-  return {};
+  return submit_command(q, waits, out, a, b, CommandRef(command), SubmitMode{bracket, drains});
 }
 
 /// submit() for a command on one buffer.

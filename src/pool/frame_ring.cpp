@@ -47,7 +47,7 @@ Result<void> RingCore::publish(PooledBuffer&& frame) noexcept {
   if (n == nullptr) return fail(Errc::released, "frame is empty");
   if (!pool_.owns(frame)) return fail(Errc::invalid_argument, "frame does not belong to this ring");
   {
-    std::lock_guard<std::mutex> map_lock(n->root->map_lock);
+    std::lock_guard<detail::Lock> map_lock(n->root->map_lock);
     if (detail::open_mappings(n) != 0) return fail(Errc::busy, "frame is still mapped; unmap before publishing");
   }
   {

@@ -98,7 +98,7 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
 Heap::~Heap() {
   if (page_count_ == 0) return;
   {
-    std::lock_guard<std::mutex> map_lock(detail::node_of(arena_)->map_lock);
+    std::lock_guard<detail::Lock> map_lock(detail::node_of(arena_)->map_lock);
     std::lock_guard<std::mutex> lock(lock_);
     if (book_->slots.out() != 0) {  // live buffers outlive the heap; the book goes with the last of them
       for (std::size_t i = 0; i < book_->capacity; ++i)
@@ -261,7 +261,7 @@ bool Heap::is_page_mappable(std::size_t page) const noexcept {
   if (page >= page_count_) return false;
   MemNode* root = detail::node_of(arena_);
   const detail::ByteRange range{page * page_bytes_, (page + 1) * page_bytes_};
-  std::lock_guard<std::mutex> lock(root->map_lock);
+  std::lock_guard<detail::Lock> lock(root->map_lock);
   return !detail::mapping_conflicts_locked(root, range, true);
 }
 
