@@ -43,6 +43,7 @@ for b in ${BACKENDS:-ocl cuda}; do
     if [ -x $C/opencl_overhead ]; then
       echo "== opencl_overhead x2"; for i in 1 2; do timeout 200 $C/opencl_overhead 2>&1 | grep -E "^case=write|^case=map|goals"; done
       echo "== peers frame"; timeout 200 $C/peers --only frame 2>&1 | grep -E "frame_pipeline|goals"
+      [ -x $C/opencl_split ] && { echo "== opencl_split"; timeout 100 $C/opencl_split | tail -6; }
     fi
     if [ -x $C/cuda_overhead ]; then
       echo "== cuda_overhead"; timeout 240 $C/cuda_overhead 2>&1 | grep -E "^case=|goals"

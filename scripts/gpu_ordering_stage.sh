@@ -26,7 +26,7 @@ stage "$CU" cuda
 # build-gpu-bench (OpenCL) and build-gpu-cubench (CUDA), configured as above with -Dlive_counters=false.
 for pair in "${BENCH_OCL:-build-gpu-bench}:ocl" "${BENCH_CU:-build-gpu-cubench}:cuda"; do
   from=${pair%%:*} to=$DIR/${pair##*:}
-  for f in bench/opencl_overhead bench/peers/peers bench/cuda_overhead; do
+  for f in bench/opencl_overhead bench/opencl_split bench/peers/peers bench/cuda_overhead; do
     [ -f "$from/$f" ] && [ -d "$to" ] && cp "$from/$f" "$to/" && strip "$to/$(basename $f)" && echo "bench $f from $from"
   done
 done
