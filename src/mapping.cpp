@@ -108,17 +108,30 @@ void release_slot(MemNode* n, unsigned index) noexcept {
 
 /// Under the root's lock: true when `index` is the last open member of its native mapping's group
 /// (it is then marked closing, so no new mapping joins while it unmaps); otherwise its native maps
-/// pass to another member (of any node of the root) and its slot is freed.
-bool last_of_group(MemNode* n, unsigned index) noexcept {
+/// pass to another member (of any node of the root: one mapped on the same queue first) and its slot is
+/// freed. On an import the driver brackets, native maps passed to a member on another queue take their
+/// holds with them (that member unmaps them on its queue); `*release_here` is then true when this
+/// mapping's queue gave its last hold, and the caller releases the memory on it (release_external).
+bool last_of_group(MemNode* n, unsigned index, bool* release_here) noexcept {
+  *release_here = false;
   std::lock_guard<detail::Lock> lock(n->root->map_lock);
   detail::MapSlot& slot = n->maps->slot[index];
-  detail::MapSlot* other = find_open_slot(
-      n->root, n, index, [&](const MemNode*, const detail::MapSlot& o) { return o.native_id == slot.native_id; });
+  // A member on the same queue keeps that queue's holds where they are; holds pass between queues
+  // only from a group's last member on its queue, to a member whose queue holds the memory already
+  // (every open member's queue does: its native maps or its group's, by this same rule).
+  detail::MapSlot* other = find_open_slot(n->root, n, index, [&](const MemNode*, const detail::MapSlot& o) {
+    return o.native_id == slot.native_id && o.queue == slot.queue;
+  });
+  if (other == nullptr)
+    other = find_open_slot(n->root, n, index,
+                           [&](const MemNode*, const detail::MapSlot& o) { return o.native_id == slot.native_id; });
   if (other != nullptr) {
     // The group's native maps live on in `other`, and with them every byte they map (the conflict
     // checks read native ranges). A group's native maps all start at one address, so at one byte.
     other->native_count += slot.native_count;
     if (slot.native_end > other->native_end) other->native_end = slot.native_end;
+    if (detail::ExternalRef* ext = detail::bracketed_import(n); ext != nullptr && other->queue != slot.queue)
+      *release_here = detail::pass_queue_holds(ext, slot.queue, other->queue, slot.native_count);
     release_slot_locked(n, index);
     return false;
   }
@@ -218,10 +231,13 @@ Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, A
     settle_native(n, r.slot, *mapped);
   }
   if (reinterpret_cast<std::uintptr_t>(slot.host) % elem_align != 0) {
-    if (last_of_group(n, r.slot)) {
+    bool release_here = false;
+    if (last_of_group(n, r.slot, &release_here)) {
       (void)unmap_native(node_, n, slot, Backend::CommandEvents{});
       (void)unmap_extra(node_, n, slot);
       release_slot(n, r.slot);
+    } else if (release_here) {
+      (void)detail::release_external(node_->native, n->root->native, nullptr);
     }
     return fail(Errc::misaligned, "mapped address is not aligned for the element type");
   }
@@ -338,7 +354,8 @@ bool host_reaches(const MemNode* n) noexcept {
 Result<void> MappingBase::close(Event* out) noexcept {
   MemNode* n = node_;
   Result<void> done{};
-  if (last_of_group(n, slot_)) {
+  bool release_here = false;
+  if (last_of_group(n, slot_, &release_here)) {
     const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
     // unmap() need not wait where the table orders every later command after the unmap (docs/ordering.md):
@@ -354,6 +371,12 @@ Result<void> MappingBase::close(Event* out) noexcept {
     auto extra = unmap_extra(queue_, n, slot);
     if (done && !extra) done = fail(extra.error());
     release_slot(n, slot_);
+  } else if (release_here) {
+    // The native mappings went to a member on another queue with this queue's last hold: the memory
+    // is released on this queue, after its commands (the caller's event is the release's).
+    Backend::NativeEvent released{};
+    done = detail::release_external(queue_->native, n->root->native, out != nullptr ? &released : nullptr);
+    if (done && out != nullptr) *out = detail::HandleAccess::event(released, queue_->ctx);
   } else if (out != nullptr) {
     // The native mapping stays with the rest of its group: nothing to wait for but this queue's order.
     done = detail::submit(queue_, {}, out, detail::MemUse{}, [&](const Backend::CommandEvents& s) {

@@ -69,6 +69,27 @@ inline bool drop_queue_hold(ExternalRef* ext, std::uint64_t queue) noexcept {
   return false;
 }
 
+/// `count` holds of queue `from` pass to queue `to`: a group of native maps at one address passes to a
+/// member mapped on `to`, which unmaps them there (src/mapping.cpp, last_of_group), so their holds must
+/// be `to`'s too. `to` must hold the memory already (a member of the group mapped on it does); when it
+/// holds nothing, or `from` holds fewer than `count`, nothing passes. True when `from` gave its last
+/// hold: the caller then releases the memory on `from`'s queue (release_external), outside its locks.
+inline bool pass_queue_holds(ExternalRef* ext, std::uint64_t from, std::uint64_t to, unsigned count) noexcept {
+  if (from == to || count == 0) return false;
+  std::lock_guard<std::mutex> lock(ext->holds_lock);
+  ExternalRef::QueueHold* giver = nullptr;
+  ExternalRef::QueueHold* taker = nullptr;
+  for (ExternalRef::QueueHold& h : ext->holds) {
+    if (h.count == 0) continue;
+    if (h.queue == from) giver = &h;
+    if (h.queue == to) taker = &h;
+  }
+  if (giver == nullptr || taker == nullptr || giver->count < count) return false;
+  giver->count -= count;
+  taker->count += count;
+  return giver->count == 0;
+}
+
 /// The native object of `n`'s root when a command on `n` on queue `queue` must be bracketed now (a
 /// bracketed import that this queue holds no mapping or begin_native of), else null.
 template <class B = Backend>

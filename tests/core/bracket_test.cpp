@@ -189,3 +189,46 @@ TEST_CASE("bracket: an import held on max_hold_queues queues refuses another (ex
   CHECK(g_log == "acquire Z. map Z. ");
   CHECK_OK(unmap(m, 'Z'));
 }
+
+// The known gap of item (a): two native maps on queues A and B that return one address form one group
+// (src/mapping.cpp); when A's mapping closes first its native map passes to B's, which unmaps both on
+// B. Before the fix A's hold stayed (the memory acquired on A for good, A's commands never bracketed
+// again) and B's count dropped twice for one hold. last_of_group now passes the holds with the maps
+// (pass_queue_holds) and releases on A when A gave its last; this is that sequence.
+TEST_CASE("bracket: native maps passed to another queue's mapping take their holds, one release per queue") {
+  Import m;
+  g_log.clear();
+  CHECK_OK(map(m, 'A'));
+  CHECK_OK(map(m, 'B'));
+  CHECK_OK(map(m, 'B'));  // a second mapping on B, so B's count must come out exact
+  CHECK(g_log == "acquire A. map A. acquire B. map B. map B. ");
+  g_log.clear();
+  REQUIRE(detail::pass_queue_holds(&m.ext, 'A', 'B', 1));  // A's mapping closed: its last hold went to B
+  CHECK_OK(detail::release_external<Recording>(queue('A'), m.root.native, nullptr));  // what close() then does
+  CHECK(detail::queue_holds(&m.ext, 'A') == 0);
+  CHECK(detail::queue_holds(&m.ext, 'B') == 3);
+  CHECK_OK(command(m, 'A'));  // A holds nothing: its commands are bracketed again
+  CHECK(g_log == "release A. acquire A. command A. release A. ");
+  g_log.clear();
+  CHECK_OK(unmap(m, 'B'));  // B's group closes: both native maps unmapped on B
+  CHECK_OK(unmap(m, 'B'));
+  CHECK(g_log == "unmap B. unmap B. ");  // B's other mapping still holds it
+  CHECK_OK(unmap(m, 'B'));
+  CHECK(g_log == "unmap B. unmap B. unmap B. release B. ");
+  CHECK(detail::queue_holds(&m.ext, 'B') == 0);
+}
+
+TEST_CASE("bracket: holds pass only to a queue that holds the memory, and only what the giver has") {
+  Import m;
+  CHECK_OK(map(m, 'A'));
+  CHECK_FALSE(detail::pass_queue_holds(&m.ext, 'A', 'C', 1));  // C holds nothing: nothing passes
+  CHECK_FALSE(detail::pass_queue_holds(&m.ext, 'A', 'A', 1));  // the same queue: nothing to do
+  CHECK_OK(map(m, 'B'));
+  CHECK_FALSE(detail::pass_queue_holds(&m.ext, 'A', 'B', 2));  // A has one
+  CHECK(detail::queue_holds(&m.ext, 'A') == 1);
+  CHECK(detail::queue_holds(&m.ext, 'B') == 1);
+  g_log.clear();
+  CHECK_OK(unmap(m, 'A'));
+  CHECK_OK(unmap(m, 'B'));
+  CHECK(g_log == "unmap A. release A. unmap B. release B. ");
+}

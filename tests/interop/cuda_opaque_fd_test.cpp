@@ -16,6 +16,9 @@
 #include <CL/cl.h>
 #include <edgemem/edgemem.hpp>
 
+#include "core/external_bracket.hpp"
+#include "core/nodes.hpp"
+
 using namespace edgemem;
 
 namespace {
@@ -212,6 +215,37 @@ int main() {
       CU_REQUIRE(cuMemcpyDtoH(back.data(), ptr, bytes));
       check(all_equal(back, [&](std::size_t i) { return i == 0 ? first : word; }),
             "CUDA reads the raw fill and edgemem's write made inside the bracket");
+    }
+
+    // Issue #29 item (a): read mappings of the same bytes on two queues. Where the driver returns one
+    // address they form one group, and the first to close passes its native map to the other: its
+    // queue's hold must pass too (then be released on it), so both queues end holding nothing.
+    {
+      auto q2 = Queue::create(*ctx);
+      detail::ExternalRef* ext = detail::HandleAccess::node(*buf)->root->external;
+      const std::uint64_t s1 = detail::HandleAccess::node(*q)->serial;
+      const std::uint64_t s2 = q2 ? detail::HandleAccess::node(*q2)->serial : 0;
+      auto a = q->map<std::uint32_t>(*buf, Access::read);
+      auto b = q2 ? q2->map<std::uint32_t>(*buf, Access::read) : Result<Mapping<std::uint32_t>>(fail(q2.error()));
+      if (!a || !b) {
+        print_error("two read maps on two queues", !a ? a.error() : b.error());
+      } else {
+        const bool same = a->data() == b->data();
+        std::printf("INFO two read maps on two queues: %s address\n", same ? "one" : "two");
+        check(detail::queue_holds(ext, s1) == 1 && detail::queue_holds(ext, s2) == 1, "each queue holds the import once");
+        auto first = a->unmap();
+        if (!first) print_error("Mapping::unmap (queue 1)", first.error());
+        check(detail::queue_holds(ext, s1) == 0 && detail::queue_holds(ext, s2) == (same ? 2u : 1u),
+              "queue 1's hold went (to queue 2 with its native map where the address was one)");
+        auto second = b->unmap();
+        if (!second) print_error("Mapping::unmap (queue 2)", second.error());
+        check(detail::queue_holds(ext, s1) == 0 && detail::queue_holds(ext, s2) == 0, "neither queue holds the import");
+        const std::uint32_t word = 0x0A0B0C0Du;
+        std::uint32_t seen = 0;
+        auto w = q->write(*buf, 4, &word, sizeof word);
+        auto r = w ? q2->read(*buf, 4, &seen, sizeof seen) : Result<void>(fail(w.error()));
+        check(w && r && seen == word, "a write on queue 1 then a read on queue 2, each bracketed on its own queue");
+      }
     }
 
     auto released = buf->release();
