@@ -8,6 +8,9 @@
 //   raw+table total - raw total         = what the table's two driver calls cost.
 // Each clock read adds to "outside" (two per driver call): compare rows with the same driver calls.
 // Usage: opencl_split [reps]   (default 20000; prints three rounds, the last is the one to read)
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <CL/cl.h>
 #include <dlfcn.h>
 #include <time.h>
