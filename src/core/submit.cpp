@@ -122,17 +122,9 @@ bool special(const MemUse& u) noexcept { return u.node != nullptr && u.node->roo
 
 Result<void> submit_command(QueueNode* q, WaitList waits, Event* out, const MemUse& a, const MemUse& b,
                             CommandRef command, SubmitMode mode) noexcept {
-  if (waits.empty() && !(mode.bracket && (special(a) || special(b)))) {
-    if constexpr (tracks_pending) {
+  if constexpr (tracks_pending) {
+    if (waits.empty() && !(mode.bracket && (special(a) || special(b))))
       return submit_plain(q, out, a, b, command, mode.drains);
-    } else {
-      Backend::NativeEvent produced{};
-      Backend::CommandEvents sync;
-      sync.out = out != nullptr ? &produced : nullptr;
-      EDGEMEM_TRY(command(sync));
-      if (out != nullptr) *out = HandleAccess::event(produced, q->ctx);
-      return {};
-    }
   }
   EDGEMEM_TRY(check_waits(q->ctx, waits));
   return submit_general(q, waits, out, a, b, command, mode);
