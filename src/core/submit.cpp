@@ -9,7 +9,7 @@ namespace {
 
 /// Whether `u` touches memory whose commands need more than the ordering table: an import the driver
 /// brackets, or an mmap'ed dma-buf the CPU reaches between sync calls.
-bool special(const MemUse& u) noexcept { return u.node != nullptr && u.node->root->external != nullptr; }
+[[maybe_unused]] bool special(const MemUse& u) noexcept { return u.node != nullptr && u.node->root->external != nullptr; }
 
 /// After a blocking command that may still run on the device: records it (its event, or a marker after
 /// it) on `a` and `b`. Errc: those of record_marker.
