@@ -224,6 +224,7 @@ class EdgememTarget final : public fz::Target {
     if (fz::is_image_op(a.op)) return dispatch_image(a, out, out_len);
     if (fz::is_svm_op(a.op)) return dispatch_svm(a, out, out_len);
     if (fz::is_external_op(a.op)) return dispatch_external(a, out, out_len);
+    if (a.op == fz::op_img_pixel) return image_pixel(a, out, out_len);
     Context& ctx = ctx_[a.ctx];
     Queue& q = q_[a.queue];
     Slot& sa = slots_[a.a];

@@ -282,6 +282,8 @@ int predict(const Args& a) {
       const MMap& mm = m.maps[a.m];
       return mm.node < 0 || mm.access == 0 || mm.size == 0 ? kNotApplicable : kOk;
     }
+    case op_img_pixel:
+      return m.maps[a.m].node >= 0 && m.maps[a.m].image ? kOk : kNotApplicable;
     case op_native: {
       // Order of the checks: released, context, Access, then (begin only) open mappings.
       const int n = m.slots[a.a].node;

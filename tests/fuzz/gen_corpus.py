@@ -27,6 +27,7 @@ SVM_OPS = ["svm_create", "svm_like", "svm_sub", "svm_span", "svm_pool_init", "sv
 OPS += SVM_OPS
 EXT_OPS = ["ext_import", "ext_exportable", "ext_handle", "ext_pwrite"]  # after the SVM ops (target.hpp)
 OPS += EXT_OPS
+OPS += ["img_pixel"]  # read_pixel on an image mapping, after the external ops (target.hpp)
 RECT_OPS = {"write_rect", "read_rect", "copy_rect"}
 SPECIAL = {0: 0, 1: 1, 64: 2, 127: 3, 128: 4, 129: 5, 255: 6, 256: 7, 1024: 8, 4096: 9, 8192: 10,
            "max": 11, "max-127": 12, "half": 13, "2^40": 14, "2^48": 15}
@@ -609,6 +610,46 @@ def _():
                     op("img_fill", k, seed=71 + s, img=I(origin=(1, 1, 0), extent=(2, 1, 1), color=8 | 4)),
                     op("img_read", k, n0=4096, img=I())]
     return out + [op("finish")]
+
+
+def px(c, normalized=False):
+    """The n0 / n1 / n2 number that pixel_coord() (target.hpp) decodes as coordinate c."""
+    return min(max(int(round(c * (256 if normalized else 4))) + 64, 0), 1023)  # clamped to what it can say
+
+
+@seed("image-read-pixel")
+def _():
+    """read_pixel on image mappings (issue #30 item 2): a 1D array's and a 2D array's layer coordinate
+    rounded with rint (0.5 and 1.5 to even, 0.75 up, -0.5 to 0), never filtered by linear sampling; x
+    and y floored and clamped; every address mode, normalised coordinates, linear filtering of unorm8,
+    a 3D image, and a mapped region that starts inside the image."""
+    I = image
+    out = [op("img_create", 0, img=I(IMG1D_ARR, UINT8, w=4, arr=3)), op("img_write", 0, n0=8192, seed=80, img=I()),
+           op("img_map", 0, m=0, access=READ, img=I())]
+    for x, layer in ((0, 0.5), (1.25, 0.75), (2, 1.0), (3.75, 1.5), (-1, -0.5), (9, 2.5), (1, 7)):
+        for linear in (False, True):
+            out += [op("img_pixel", m=0, n0=px(x), n1=px(layer), wide=linear, access=1)]
+    out += [op("img_create", 1, img=I(IMG2D_ARR, F32, w=3, h=2, arr=4)), op("img_write", 1, n0=8192, seed=81, img=I()),
+            op("img_map", 1, m=1, access=READ, img=I(origin=(1, 0, 1), extent=(2, 2, 3)))]
+    for x, y, layer in ((0, 0, 0.5), (1.5, 1.75, 0.75), (0.25, 0, 1.0), (1, 1, 1.5), (5, -3, 2.5)):
+        for address in (0, 1, 2):
+            out += [op("img_pixel", m=1, n0=px(x), n1=px(y), n2=px(layer), access=address)]
+        out += [op("img_pixel", m=1, n0=px(x / 2, True), n1=px(y / 2, True), n2=px(layer), keep=True, wide=True,
+                   access=3)]
+    out += [op("img_create", 2, img=I(IMG2D, UNORM8, w=4, h=3)), op("img_write", 2, n0=8192, seed=82, img=I()),
+            op("img_map", 2, m=2, access=WRITE, img=I(origin=(1, 1, 0), extent=(3, 2, 1))),
+            op("map_write", m=2, n0=3, n1=5, seed=83)]
+    for x, y in ((0.5, 0.5), (1.25, 0.75), (2.9, 1.1), (-2, 4)):
+        out += [op("img_pixel", m=2, n0=px(x), n1=px(y), wide=True, access=1),
+                op("img_pixel", m=2, n0=px(x / 3, True), n1=px(y / 2, True), keep=True, wide=True, migration=3),
+                op("img_pixel", m=2, n0=px(x / 3, True), n1=px(y / 2, True), keep=True, access=3)]
+    out += [op("img_create", 3, img=I(IMG3D, SINT16, w=2, h=2, d=3)), op("img_write", 3, n0=8192, seed=84, img=I()),
+            op("img_map", 3, m=3, access=READ, img=I()),
+            op("img_pixel", m=3, n0=px(1.5), n1=px(0.25), n2=px(2.75), access=1),
+            op("img_pixel", m=3, n0=px(1.5), n1=px(0.25), n2=px(2.75), wide=True, access=1),
+            op("img_pixel", m=3, n0=px(1), n1=px(1), n2=px(1), access=3),  # repeat without normalised: invalid
+            op("unmap", m=0), op("img_pixel", m=0, n0=px(1)), op("img_pixel", m=7, n0=px(1)), op("finish")]
+    return out
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))

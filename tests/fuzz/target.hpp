@@ -101,6 +101,10 @@ enum Op : std::uint8_t {
   op_ext_handle,       ///< slot a = Buffer::import(ctx, slot b .export_handle(), flags); ctx: slot b's (the
                        ///< driver sets it, so no memory is shared across contexts). out[0]: import_path()
   op_ext_pwrite,       ///< pwrite(memfd m & 1, data, min(n1, kExtMemfdBytes - off), off = n0 % kExtMemfdBytes)
+  // After the external ops, whose numbers the committed corpus inputs were written with.
+  op_img_pixel,        ///< read_pixel(image mapping m .pixels(), sampler, x, y, z): the sampler and coordinates
+                       ///< as pixel_sampler() and pixel_coord() decode them; out[0..15]: the Color's bits,
+                       ///< out[16]: its ColorKind (n/a when mapping m is not an image mapping)
   kOpCount
 };
 
@@ -109,7 +113,22 @@ constexpr bool is_image_op(Op op) noexcept { return op >= op_img_create && op <=
 /// True for the SVM ops.
 constexpr bool is_svm_op(Op op) noexcept { return op >= op_svm_create && op < op_ext_import; }
 /// True for the external-memory ops.
-constexpr bool is_external_op(Op op) noexcept { return op >= op_ext_import && op < kOpCount; }
+constexpr bool is_external_op(Op op) noexcept { return op >= op_ext_import && op <= op_ext_pwrite; }
+/// op_img_pixel's sampler: normalised coordinates when keep, linear filtering when wide, AddressMode
+/// `access` (0 none .. 3 repeat), mirrored_repeat when migration is 3.
+struct PixelSampler {
+  bool normalized = false, linear = false;
+  unsigned address = 0;  ///< AddressMode value
+};
+/// op_img_pixel's coordinate from n0 / n1 / n2: quarter pixels from -16 (unnormalised), or 1/256ths
+/// from -0.25 (normalised), so layer coordinates such as 0.5, 0.75 and 1.0 occur.
+inline float pixel_coord(std::size_t n, bool normalized) noexcept {
+  const float steps = static_cast<float>(n & 0x3FFu) - 64.0f;
+  return normalized ? steps / 256.0f : steps / 4.0f;
+}
+/// Bytes op_img_pixel writes to `out`.
+inline constexpr std::size_t kPixelOutBytes = 17;
+
 /// The external-memory ops' memfds per target and their size in bytes.
 inline constexpr unsigned kExtMemfds = 2;
 inline constexpr std::size_t kExtMemfdBytes = 8192;
@@ -162,6 +181,15 @@ struct Args {
   const unsigned char* data = nullptr;  ///< kHostBytes of input bytes (driver-owned)
   ImageArgs img;                  ///< image ops only
 };
+
+/// op_img_pixel's sampler (PixelSampler).
+inline PixelSampler pixel_sampler(const Args& a) noexcept {
+  PixelSampler p;
+  p.normalized = a.keep;
+  p.linear = a.wide;
+  p.address = a.migration == 3 ? 4u : a.access;
+  return p;
+}
 
 /// Observable state of one buffer slot after an operation.
 struct SlotState {
