@@ -106,14 +106,21 @@ void release_slot(MemNode* n, unsigned index) noexcept {
   release_slot_locked(n, index);
 }
 
+/// A release last_of_group enqueued (on an import the driver brackets).
+struct GroupRelease {
+  bool ran = false;             // a release was enqueued (or failed)
+  Backend::NativeEvent event{}; // its event
+  Result<void> result{};        // its failure
+};
+
 /// Under the root's lock: true when `index` is the last open member of its native mapping's group
 /// (it is then marked closing, so no new mapping joins while it unmaps); otherwise its native maps
 /// pass to another member (of any node of the root: one mapped on the same queue first) and its slot is
 /// freed. On an import the driver brackets, native maps passed to a member on another queue take their
-/// holds with them (that member unmaps them on its queue); `*release_here` is then true when this
-/// mapping's queue gave its last hold, and the caller releases the memory on it (release_external).
-bool last_of_group(MemNode* n, unsigned index, bool* release_here) noexcept {
-  *release_here = false;
+/// holds with them (that member unmaps them on its queue); when this mapping's queue (native `q`)
+/// gave its last hold, the memory is released on `q` under the holds' lock (pass_queue_holds), and
+/// `*release` then says so and receives the release's event or its failure.
+bool last_of_group(MemNode* n, unsigned index, Backend::NativeQueue q, GroupRelease* release) noexcept {
   std::lock_guard<detail::Lock> lock(n->root->map_lock);
   detail::MapSlot& slot = n->maps->slot[index];
   // A member on the same queue keeps that queue's holds where they are; holds pass between queues
@@ -130,8 +137,13 @@ bool last_of_group(MemNode* n, unsigned index, bool* release_here) noexcept {
     // checks read native ranges). A group's native maps all start at one address, so at one byte.
     other->native_count += slot.native_count;
     if (slot.native_end > other->native_end) other->native_end = slot.native_end;
-    if (detail::ExternalRef* ext = detail::bracketed_import(n); ext != nullptr && other->queue != slot.queue)
-      *release_here = detail::pass_queue_holds(ext, slot.queue, other->queue, slot.native_count);
+    if (detail::ExternalRef* ext = detail::bracketed_import(n); ext != nullptr && other->queue != slot.queue) {
+      auto passed = detail::pass_queue_holds(ext, slot.queue, other->queue, slot.native_count, [&] {
+        return detail::release_external(q, n->root->native, &release->event);
+      });
+      release->ran = !passed || *passed;
+      if (!passed) release->result = fail(passed.error());
+    }
     release_slot_locked(n, index);
     return false;
   }
@@ -231,13 +243,13 @@ Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, A
     settle_native(n, r.slot, *mapped);
   }
   if (reinterpret_cast<std::uintptr_t>(slot.host) % elem_align != 0) {
-    bool release_here = false;
-    if (last_of_group(n, r.slot, &release_here)) {
+    GroupRelease release;
+    if (last_of_group(n, r.slot, node_->native, &release)) {
       (void)unmap_native(node_, n, slot, Backend::CommandEvents{});
       (void)unmap_extra(node_, n, slot);
       release_slot(n, r.slot);
-    } else if (release_here) {
-      (void)detail::release_external(node_->native, n->root->native, nullptr);
+    } else if (release.ran && release.result) {
+      (void)detail::settle_release(release.event, nullptr);
     }
     return fail(Errc::misaligned, "mapped address is not aligned for the element type");
   }
@@ -354,8 +366,8 @@ bool host_reaches(const MemNode* n) noexcept {
 Result<void> MappingBase::close(Event* out) noexcept {
   MemNode* n = node_;
   Result<void> done{};
-  bool release_here = false;
-  if (last_of_group(n, slot_, &release_here)) {
+  GroupRelease release;
+  if (last_of_group(n, slot_, queue_->native, &release)) {
     const detail::MapSlot& slot = n->maps->slot[slot_];
     const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
     // unmap() need not wait where the table orders every later command after the unmap (docs/ordering.md):
@@ -371,11 +383,12 @@ Result<void> MappingBase::close(Event* out) noexcept {
     auto extra = unmap_extra(queue_, n, slot);
     if (done && !extra) done = fail(extra.error());
     release_slot(n, slot_);
-  } else if (release_here) {
+  } else if (release.ran) {
     // The native mappings went to a member on another queue with this queue's last hold: the memory
-    // is released on this queue, after its commands (the caller's event is the release's).
+    // was released on this queue, after its commands (the caller's event is the release's).
     Backend::NativeEvent released{};
-    done = detail::release_external(queue_->native, n->root->native, out != nullptr ? &released : nullptr);
+    done = release.result;
+    if (done) done = detail::settle_release(release.event, out != nullptr ? &released : nullptr);
     if (done && out != nullptr) *out = detail::HandleAccess::event(released, queue_->ctx);
   } else if (out != nullptr) {
     // The native mapping stays with the rest of its group: nothing to wait for but this queue's order.

@@ -55,12 +55,13 @@ Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
 Result<void> end(QueueNode* q, const MemNode* n, Access access) noexcept {
   EDGEMEM_TRY_ASSIGN(const detail::MemUse use, native_use(q, n, access));
   Backend::NativeEvent released{};  // not waited for: later commands of this queue run after it
-  const Result<void> unheld = detail::unhold_import(q->native, q->serial, n, &released);
-  if (released != Backend::NativeEvent{}) Backend::event_release(released);
+  const Result<bool> unheld = detail::unhold_import(q->native, q->serial, n, &released);
+  if (unheld && *unheld) Backend::event_release(released);
   // Recorded whatever the release answered (the native commands are enqueued): a marker after them
   // and the release stands for them (its event is theirs, no later command's).
   if constexpr (detail::tracks_pending) EDGEMEM_TRY(detail::record_marker(q, use));
-  return unheld;
+  if (!unheld) return fail(unheld.error());
+  return {};
 }
 
 }  // namespace

@@ -41,9 +41,12 @@ inline unsigned queue_holds(ExternalRef* ext, std::uint64_t queue) noexcept {
   return 0;
 }
 
-/// Adds one hold of `queue` on `ext`: true when it is the queue's first (the caller acquires on it).
-/// Errc: exhausted (max_hold_queues other queues hold it now; nothing changes).
-inline Result<bool> add_queue_hold(ExternalRef* ext, std::uint64_t queue) noexcept {
+/// Adds one hold of `queue` on `ext`; the queue's first runs `acquire()` (the enqueue of the acquire)
+/// under the holds' lock, so no other thread's hold of that queue (which enqueues no acquire of its own)
+/// and no release of it comes between. True when it was the first. Errc: exhausted (max_hold_queues
+/// other queues hold it now), those of `acquire` (the hold is undone); nothing changes on either.
+template <class Acquire>
+Result<bool> add_queue_hold(ExternalRef* ext, std::uint64_t queue, Acquire&& acquire) noexcept {
   std::lock_guard<std::mutex> lock(ext->holds_lock);
   ExternalRef::QueueHold* free_entry = nullptr;
   for (ExternalRef::QueueHold& h : ext->holds) {
@@ -55,26 +58,37 @@ inline Result<bool> add_queue_hold(ExternalRef* ext, std::uint64_t queue) noexce
   }
   if (free_entry == nullptr)
     return fail(Errc::exhausted, "the imported memory is held (mapped, begin_native) on too many queues at once");
+  EDGEMEM_TRY(acquire());
   free_entry->queue = queue;
   free_entry->count = 1;
   return true;
 }
 
-/// Drops one hold of `queue` on `ext`: true when it was the queue's last (the caller releases on it);
-/// false too when the queue held nothing (nothing changes).
-inline bool drop_queue_hold(ExternalRef* ext, std::uint64_t queue) noexcept {
+/// Drops one hold of `queue` on `ext`; the queue's last runs `release()` (the enqueue of the release)
+/// under the holds' lock, so a hold another thread takes on that queue next acquires after it. True
+/// when it was the last; false too when the queue held nothing (nothing changes). Errc: those of
+/// `release` (the hold is gone all the same).
+template <class Release>
+Result<bool> drop_queue_hold(ExternalRef* ext, std::uint64_t queue, Release&& release) noexcept {
   std::lock_guard<std::mutex> lock(ext->holds_lock);
-  for (ExternalRef::QueueHold& h : ext->holds)
-    if (h.count != 0 && h.queue == queue) return --h.count == 0;
+  for (ExternalRef::QueueHold& h : ext->holds) {
+    if (h.count == 0 || h.queue != queue) continue;
+    if (--h.count != 0) return false;
+    EDGEMEM_TRY(release());
+    return true;
+  }
   return false;
 }
 
 /// `count` holds of queue `from` pass to queue `to`: a group of native maps at one address passes to a
 /// member mapped on `to`, which unmaps them there (src/mapping.cpp, last_of_group), so their holds must
 /// be `to`'s too. `to` must hold the memory already (a member of the group mapped on it does); when it
-/// holds nothing, or `from` holds fewer than `count`, nothing passes. True when `from` gave its last
-/// hold: the caller then releases the memory on `from`'s queue (release_external), outside its locks.
-inline bool pass_queue_holds(ExternalRef* ext, std::uint64_t from, std::uint64_t to, unsigned count) noexcept {
+/// holds nothing, or `from` holds fewer than `count`, nothing passes. When `from` gave its last hold,
+/// `release()` (the enqueue of the release on `from`'s queue) runs under the holds' lock, as in
+/// drop_queue_hold. True when it ran. Errc: those of `release` (the holds have passed all the same).
+template <class Release>
+Result<bool> pass_queue_holds(ExternalRef* ext, std::uint64_t from, std::uint64_t to, unsigned count,
+                              Release&& release) noexcept {
   if (from == to || count == 0) return false;
   std::lock_guard<std::mutex> lock(ext->holds_lock);
   ExternalRef::QueueHold* giver = nullptr;
@@ -87,15 +101,9 @@ inline bool pass_queue_holds(ExternalRef* ext, std::uint64_t from, std::uint64_t
   if (giver == nullptr || taker == nullptr || giver->count < count) return false;
   giver->count -= count;
   taker->count += count;
-  return giver->count == 0;
-}
-
-/// The native object of `n`'s root when a command on `n` on queue `queue` must be bracketed now (a
-/// bracketed import that this queue holds no mapping or begin_native of), else null.
-template <class B = Backend>
-inline const typename B::NativeMem* bracket_target(const MemNode* n, std::uint64_t queue) noexcept {
-  ExternalRef* ext = bracketed_import<B>(n);
-  return ext != nullptr && queue_holds(ext, queue) == 0 ? &n->root->native : nullptr;
+  if (giver->count != 0) return false;
+  EDGEMEM_TRY(release());
+  return true;
 }
 
 /// external_acquire of `m` on `q` after `waits`, without blocking (its event is let go at once: what
@@ -129,90 +137,140 @@ Result<void> release_external(typename B::NativeQueue q, const typename B::Nativ
   return {};
 }
 
-/// Runs `command(s)` on `q` (serial `queue`) with the memory of nodes `a` and `b` (either may be null) acquired first
-/// when bracketed, and released after it. The acquire takes `s`'s waits; the command none (the queue
-/// is in order) but `s`'s still_running; `s.out` receives the last release's event, and a blocking
-/// command is followed by a blocking release (after which it has completed: *still_running is false).
-/// A failed command or second acquire still releases what was acquired (blocking). Errc: the
-/// command's, or those of external_acquire / external_release.
-template <class B = Backend, class Command>
-Result<void> run_bracketed(typename B::NativeQueue q, std::uint64_t queue, const MemNode* a, const MemNode* b,
-                           const typename B::CommandEvents& s, Command&& command) noexcept {
-  using Events = typename B::CommandEvents;
-  using Event = typename B::NativeEvent;
-  const typename B::NativeMem* m[2] = {bracket_target<B>(a, queue), bracket_target<B>(b, queue)};
-  if (m[0] == nullptr && m[1] == nullptr) return command(s);  // the hot path
-  if (m[0] == nullptr || (m[1] != nullptr && *m[1] == *m[0])) m[0] = m[1], m[1] = nullptr;
-  const unsigned count = m[1] != nullptr ? 2 : 1;
-  EDGEMEM_TRY(acquire_external<B>(q, *m[0], s.waits, s.wait_count));
-  if (count == 2) {
-    auto second = acquire_external<B>(q, *m[1], nullptr, 0);
-    if (!second) {
-      (void)release_external<B>(q, *m[0], nullptr);
-      return second;
-    }
+/// Ends a release enqueued with event `ev`: hands `ev` to `*out`, or (out null) waits for it on the host
+/// and lets it go. Errc: those of event_wait (the release failed).
+template <class B = Backend>
+Result<void> settle_release(typename B::NativeEvent ev, typename B::NativeEvent* out) noexcept {
+  if (out != nullptr) {
+    *out = ev;
+    return {};
   }
-  Event done{};
-  Events inner;
-  inner.out = s.out != nullptr ? &done : nullptr;
-  inner.still_running = s.still_running;
-  auto ran = command(static_cast<const Events&>(inner));
-  if (ran && s.out != nullptr) B::event_release(done);
-  Result<void> released{};
-  for (unsigned i = 0; i < count; ++i) {
-    // The last release carries the caller's out-event (blocking when there is none); an earlier one is
-    // not waited for (the queue is in order). After a failed command every release blocks.
-    Event early{};
-    Event* out = !ran ? nullptr : i + 1 == count ? s.out : &early;
-    auto r = release_external<B>(q, *m[i], out);
-    if (r && out == &early) B::event_release(early);
-    if (released && !r) released = fail(r.error());
-  }
-  if (!ran) return ran;
-  if (!released) {
-    // The command is enqueued but its release failed: wait for it, so nothing of it runs untracked.
-    (void)B::queue_finish(q);
-    if (s.still_running != nullptr) *s.still_running = false;
-    return released;
-  }
-  if (s.out == nullptr && s.still_running != nullptr) *s.still_running = false;
-  return released;
+  auto waited = B::event_wait(ev);
+  B::event_release(ev);
+  return waited;
 }
 
-/// Opens one hold of queue `q` (serial `queue`) on `n`'s bracketed import (a map, begin_native): the
-/// queue's first acquires the memory on `q` after `waits` (true: the waits are taken care of; false:
-/// nothing was enqueued, the caller still owes them). Nothing for other memory. Errc: exhausted
-/// (held on max_hold_queues other queues), those of external_acquire (the hold is undone).
+/// Opens one hold of queue `q` (serial `queue`) on `n`'s bracketed import (a map, begin_native, one
+/// command): the queue's first acquires the memory on `q` after `waits` (true: the waits are taken care
+/// of; false: nothing was enqueued, the caller still owes them). Nothing for other memory. Errc:
+/// exhausted (held on max_hold_queues other queues), those of external_acquire (the hold is undone).
 template <class B = Backend>
 Result<bool> hold_import(typename B::NativeQueue q, std::uint64_t queue, const MemNode* n,
                          const typename B::NativeEvent* waits, std::size_t wait_count) noexcept {
   ExternalRef* ext = bracketed_import<B>(n);
   if (ext == nullptr) return false;
-  EDGEMEM_TRY_ASSIGN(const bool first, add_queue_hold(ext, queue));
-  if (!first) return false;
-  auto acquired = acquire_external<B>(q, n->root->native, waits, wait_count);
-  if (!acquired) {
-    (void)drop_queue_hold(ext, queue);
-    return fail(acquired.error());
-  }
-  return true;
+  return add_queue_hold(ext, queue, [&] { return acquire_external<B>(q, n->root->native, waits, wait_count); });
 }
 
 /// Closes one hold of queue `q` (serial `queue`) on `n`'s bracketed import: the queue's last releases
-/// the memory on `q` (`out`: the release's event, blocking when null; untouched when nothing is
-/// released; nothing either when the queue held none). Errc: those of external_release.
+/// the memory on `q` (`out`: the release's event; null: waited for on the host). True when it released
+/// (`*out` is set only then); false when the queue keeps holding it, held nothing, or `n` is no such
+/// import. Errc: those of external_release and event_wait.
 template <class B = Backend>
-Result<void> unhold_import(typename B::NativeQueue q, std::uint64_t queue, const MemNode* n,
+Result<bool> unhold_import(typename B::NativeQueue q, std::uint64_t queue, const MemNode* n,
                            typename B::NativeEvent* out) noexcept {
   ExternalRef* ext = bracketed_import<B>(n);
-  if (ext == nullptr || !drop_queue_hold(ext, queue)) return {};
-  return release_external<B>(q, n->root->native, out);
+  if (ext == nullptr) return false;
+  typename B::NativeEvent released{};
+  EDGEMEM_TRY_ASSIGN(const bool last, drop_queue_hold(ext, queue, [&] {
+                       return release_external<B>(q, n->root->native, &released);
+                     }));
+  if (!last) return false;
+  EDGEMEM_TRY(settle_release<B>(released, out));
+  return true;
 }
 
-/// Runs the blocking native map `map(s)` of node `n` on `q` (serial `queue`), after external_acquire of
-/// its root on `q` when bracketed and `q` holds it not yet (the map then takes no waits: the queue is
-/// in order); a failed map releases it again. The matching release follows the native unmap
-/// (unmap_bracketed). Errc: the map's, or those of hold_import.
+/// Runs `command(s)` on `q` (serial `queue`) with the memory of nodes `a` and `b` (either may be null)
+/// held on `q` while it is enqueued: one hold each (hold_import), so the queue's first acquires the
+/// memory before it and its last releases it after it, both enqueued under the holds' lock; a queue
+/// that holds the memory already (a mapping, begin_native, another thread's command) enqueues neither.
+/// The waits of `s` go to the first acquire, else to the command; `s.out` receives the last release's
+/// event, else the command's. A blocking command whose hold released the memory waited for that
+/// release (it has completed: *still_running is false). A failed command or second hold still drops
+/// what was held (a release then blocks). Errc: the command's, or those of external_acquire /
+/// external_release / event_wait (never exhausted: see `counted`).
+template <class B = Backend, class Command>
+Result<void> run_bracketed(typename B::NativeQueue q, std::uint64_t queue, const MemNode* a, const MemNode* b,
+                           const typename B::CommandEvents& s, Command&& command) noexcept {
+  using Events = typename B::CommandEvents;
+  using Event = typename B::NativeEvent;
+  const MemNode* m[2] = {bracketed_import<B>(a) != nullptr ? a : nullptr, bracketed_import<B>(b) != nullptr ? b : nullptr};
+  if (m[0] == nullptr && m[1] == nullptr) return command(s);  // the hot path
+  if (m[0] == nullptr || (m[1] != nullptr && m[1]->root == m[0]->root)) m[0] = m[1], m[1] = nullptr;
+  const unsigned count = m[1] != nullptr ? 2 : 1;
+  // Past max_hold_queues holding queues a command still runs: acquired and released around it without
+  // a hold (uncounted; a first hold another thread of this queue takes meanwhile is not ordered
+  // against it: the one case the holds' lock does not cover).
+  bool counted[2] = {true, true};
+  auto hold = [&](unsigned i, const Event* w, std::size_t wc) -> Result<bool> {
+    auto held = hold_import<B>(q, queue, m[i], w, wc);
+    if (held || held.error().code != Errc::exhausted) return held;
+    counted[i] = false;
+    EDGEMEM_TRY(acquire_external<B>(q, m[i]->root->native, w, wc));
+    return true;
+  };
+  auto unhold = [&](unsigned i, Event* out) -> Result<bool> {
+    if (counted[i]) return unhold_import<B>(q, queue, m[i], out);
+    Event ev{};
+    EDGEMEM_TRY(release_external<B>(q, m[i]->root->native, &ev));
+    EDGEMEM_TRY(settle_release<B>(ev, out));
+    return true;
+  };
+  EDGEMEM_TRY_ASSIGN(bool took_waits, hold(0, s.waits, s.wait_count));
+  if (count == 2) {
+    auto second = hold(1, took_waits ? nullptr : s.waits, took_waits ? 0 : s.wait_count);
+    if (!second) {
+      (void)unhold(0, nullptr);
+      return fail(second.error());
+    }
+    took_waits = took_waits || *second;
+  }
+  Event done{};
+  Events inner;
+  inner.waits = took_waits ? nullptr : s.waits;
+  inner.wait_count = took_waits ? 0 : s.wait_count;
+  inner.out = s.out != nullptr ? &done : nullptr;
+  inner.still_running = s.still_running;
+  auto ran = command(static_cast<const Events&>(inner));
+  // Dropped in reverse; with an out-event, the last release enqueued is the caller's (the queue is in
+  // order: it completes after the command and the other release), else the command's own event.
+  const bool async = ran && s.out != nullptr;
+  Event last{};  // the last release enqueued (async only)
+  bool released = false;
+  Result<void> dropped{};
+  for (unsigned i = count; i-- > 0;) {
+    Event ev{};
+    auto r = unhold(i, async ? &ev : nullptr);
+    if (!r) {
+      if (dropped) dropped = fail(r.error());
+      continue;
+    }
+    if (!*r) continue;
+    if (!async) {
+      if (s.still_running != nullptr) *s.still_running = false;  // the release was waited for
+      continue;
+    }
+    if (released) B::event_release(last);
+    last = ev;
+    released = true;
+  }
+  if (async) {
+    if (released) B::event_release(done);
+    *s.out = released ? last : done;
+  }
+  if (!ran) return ran;
+  if (!dropped) {
+    // The command is enqueued but a release failed: wait for it, so nothing of it runs untracked.
+    (void)B::queue_finish(q);
+    if (s.still_running != nullptr) *s.still_running = false;
+  }
+  return dropped;
+}
+
+/// Runs the blocking native map `map(s)` of node `n` on `q` (serial `queue`), holding its root on `q`
+/// when it is a bracketed import (hold_import: the queue's first hold acquires it, and the map then
+/// takes no waits: the queue is in order); a failed map drops the hold again. The matching drop
+/// follows the native unmap (unmap_bracketed). Errc: the map's, or those of hold_import.
 template <class B = Backend, class Map>
 auto map_bracketed(typename B::NativeQueue q, std::uint64_t queue, const MemNode* n,
                    const typename B::CommandEvents& s, Map&& map) noexcept -> decltype(map(s)) {
@@ -223,10 +281,10 @@ auto map_bracketed(typename B::NativeQueue q, std::uint64_t queue, const MemNode
   return mapped;
 }
 
-/// Runs the native unmap `unmap(s)` of node `n` on `q` (serial `queue`, the map's), then
-/// external_release of its root on `q` when that was the queue's last hold: `s.out` then receives the
-/// release's event (blocking when null). The release follows a failed unmap too (blocking). Errc: the
-/// unmap's, or the release's.
+/// Runs the native unmap `unmap(s)` of node `n` on `q` (serial `queue`, the map's), then drops its hold
+/// (unhold_import): when that was the queue's last, the memory is released on `q` and `s.out` receives
+/// the release's event (blocking when null), else the unmap's. The hold is dropped after a failed
+/// unmap too (a release then blocks). Errc: the unmap's, or those of unhold_import.
 template <class B = Backend, class Unmap>
 Result<void> unmap_bracketed(typename B::NativeQueue q, std::uint64_t queue, const MemNode* n,
                              const typename B::CommandEvents& s, Unmap&& unmap) noexcept {
@@ -237,16 +295,26 @@ Result<void> unmap_bracketed(typename B::NativeQueue q, std::uint64_t queue, con
   Events inner = s;
   inner.out = s.out != nullptr ? &unmapped : nullptr;
   auto done = unmap(static_cast<const Events&>(inner));
+  const bool async = done && s.out != nullptr;
   Event released_event{};
-  auto released = unhold_import<B>(q, queue, n, done && s.out != nullptr ? &released_event : nullptr);
-  if (done && s.out != nullptr) {
+  auto released = unhold_import<B>(q, queue, n, async ? &released_event : nullptr);
+  if (async) {
     // The caller's event: the release's when this unmap released the memory, else the unmap's.
-    if (!released || released_event != Event{}) B::event_release(unmapped);
-    if (released) *s.out = released_event != Event{} ? released_event : unmapped;
+    if (released && *released) {
+      B::event_release(unmapped);
+      *s.out = released_event;
+    } else if (released) {
+      *s.out = unmapped;
+    } else {
+      B::event_release(unmapped);
+    }
   }
   if (!done) return done;
-  if (!released) (void)B::queue_finish(q);  // the unmap is enqueued: let it finish before reporting
-  return released;
+  if (!released) {
+    (void)B::queue_finish(q);  // the unmap is enqueued: let it finish before reporting
+    return fail(released.error());
+  }
+  return {};
 }
 
 }  // namespace edgemem::detail

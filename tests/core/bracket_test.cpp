@@ -6,9 +6,13 @@
 // "acquire B" before it), and the last hold to go released on whatever queue it was (begin_native
 // on B then unmap on A released on B, never on A). Each sequence below fails that way on the old
 // count and passes with the per-queue one.
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "conformance/test_helpers.hpp"
 #include "core/external_bracket.hpp"
@@ -19,6 +23,24 @@ using detail::Backend;
 namespace {
 
 std::string g_log;  // what the recording backend was asked, in order: "acquire A. command B. ..."
+std::mutex g_log_lock;  // notes come from two threads in the window test
+
+/// A host-controlled gate the next external_release waits at (the window test): armed, the release
+/// says it has entered and waits until opened.
+struct Gate {
+  std::mutex lock;
+  std::condition_variable changed;
+  bool armed = false, entered = false, open = false;
+  void pass() {
+    std::unique_lock<std::mutex> l(lock);
+    if (!armed) return;
+    armed = false;
+    entered = true;
+    changed.notify_all();
+    changed.wait(l, [&] { return open; });
+  }
+};
+Gate g_gate;
 
 /// The native queue standing for queue `name` ('A', 'B', ...): its bytes all `name` (a pointer on
 /// OpenCL and host, a struct on CUDA); only its bytes are ever read.
@@ -34,6 +56,7 @@ char name_of(const Backend::NativeQueue& q) {
 }
 
 void note(const char* what, Backend::NativeQueue q) {
+  std::lock_guard<std::mutex> lock(g_log_lock);
   g_log += what;
   g_log += ' ';
   g_log += name_of(q);
@@ -53,11 +76,13 @@ struct Recording {
     return {};
   }
   static Result<void> external_release(NativeQueue q, const NativeMem&, const CommandEvents& s) noexcept {
+    g_gate.pass();
     note("release", q);
     if (s.out != nullptr) *s.out = NativeEvent{};
     return {};
   }
   static void event_release(NativeEvent) noexcept {}
+  static Result<void> event_wait(NativeEvent) noexcept { return {}; }
   static Result<void> queue_finish(NativeQueue) noexcept { return {}; }
 };
 
@@ -102,6 +127,14 @@ Result<void> unmap(Import& m, char name) {
                                               note("unmap", queue(name));
                                               return {};
                                             });
+}
+
+/// Passes `count` holds of queue `from` to queue `to`, releasing on `from` (what last_of_group does):
+/// true when `from` gave its last hold and released.
+bool pass(Import& m, char from, char to, unsigned count) {
+  auto passed = detail::pass_queue_holds(&m.ext, static_cast<std::uint64_t>(from), static_cast<std::uint64_t>(to), count,
+                                         [&] { return detail::release_external<Recording>(queue(from), m.root.native, nullptr); });
+  return passed && *passed;
 }
 
 }  // namespace
@@ -203,8 +236,7 @@ TEST_CASE("bracket: native maps passed to another queue's mapping take their hol
   CHECK_OK(map(m, 'B'));  // a second mapping on B, so B's count must come out exact
   CHECK(g_log == "acquire A. map A. acquire B. map B. map B. ");
   g_log.clear();
-  REQUIRE(detail::pass_queue_holds(&m.ext, 'A', 'B', 1));  // A's mapping closed: its last hold went to B
-  CHECK_OK(detail::release_external<Recording>(queue('A'), m.root.native, nullptr));  // what close() then does
+  REQUIRE(pass(m, 'A', 'B', 1));  // A's mapping closed: its last hold went to B, and A released
   CHECK(detail::queue_holds(&m.ext, 'A') == 0);
   CHECK(detail::queue_holds(&m.ext, 'B') == 3);
   CHECK_OK(command(m, 'A'));  // A holds nothing: its commands are bracketed again
@@ -221,14 +253,48 @@ TEST_CASE("bracket: native maps passed to another queue's mapping take their hol
 TEST_CASE("bracket: holds pass only to a queue that holds the memory, and only what the giver has") {
   Import m;
   CHECK_OK(map(m, 'A'));
-  CHECK_FALSE(detail::pass_queue_holds(&m.ext, 'A', 'C', 1));  // C holds nothing: nothing passes
-  CHECK_FALSE(detail::pass_queue_holds(&m.ext, 'A', 'A', 1));  // the same queue: nothing to do
+  CHECK_FALSE(pass(m, 'A', 'C', 1));  // C holds nothing: nothing passes
+  CHECK_FALSE(pass(m, 'A', 'A', 1));  // the same queue: nothing to do
   CHECK_OK(map(m, 'B'));
-  CHECK_FALSE(detail::pass_queue_holds(&m.ext, 'A', 'B', 2));  // A has one
+  CHECK_FALSE(pass(m, 'A', 'B', 2));  // A has one
   CHECK(detail::queue_holds(&m.ext, 'A') == 1);
   CHECK(detail::queue_holds(&m.ext, 'B') == 1);
   g_log.clear();
   CHECK_OK(unmap(m, 'A'));
   CHECK_OK(unmap(m, 'B'));
   CHECK(g_log == "unmap A. release A. unmap B. release B. ");
+}
+
+// The window the review of 85c658a named: a queue's last hold was dropped under the holds' lock but its
+// release enqueued after it, so another thread's map on that queue could take a "first" hold and
+// acquire in between, and the late release then took the memory from under that map ("acquire A. map
+// A. release A.": A's mapping left unacquired). The release now runs under the lock. Made
+// deterministic with a gate: the unmap's release waits at it while a second thread maps on A; the
+// map must come after the release.
+TEST_CASE("bracket: a map on a queue whose last hold is being released acquires after that release") {
+  Import m;
+  CHECK_OK(map(m, 'A'));
+  g_log.clear();
+  {
+    std::lock_guard<std::mutex> l(g_gate.lock);
+    g_gate.armed = true;
+    g_gate.entered = g_gate.open = false;
+  }
+  std::thread unmapper([&] { CHECK_OK(unmap(m, 'A')); });
+  {
+    std::unique_lock<std::mutex> l(g_gate.lock);
+    g_gate.changed.wait(l, [] { return g_gate.entered; });
+  }
+  std::thread mapper([&] { CHECK_OK(map(m, 'A')); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // time for a map that does not wait to run
+  {
+    std::lock_guard<std::mutex> l(g_gate.lock);
+    g_gate.open = true;
+  }
+  g_gate.changed.notify_all();
+  unmapper.join();
+  mapper.join();
+  CHECK(g_log == "unmap A. release A. acquire A. map A. ");
+  CHECK(detail::queue_holds(&m.ext, 'A') == 1);
+  CHECK_OK(unmap(m, 'A'));
 }
