@@ -23,23 +23,19 @@ namespace {
   return record_marker(q, a, b);
 }
 
-/// The common case with the table: no wait list, no imported memory.
-[[maybe_unused]] Result<void> submit_plain(QueueNode* q, Event* out, const MemUse& a, const MemUse& b, CommandRef command,
-                          bool drains) noexcept {
-  OrderWaits order;
-  order.collect(q, a);
-  order.collect(q, b);
-  Backend::CommandEvents sync;
-  sync.wait_count = order.size();
-  sync.waits = sync.wait_count != 0 ? order.data() : nullptr;
-  if (out != nullptr) {
-    Backend::NativeEvent produced{};
-    sync.out = &produced;
+/// With the table, once `sync`'s waits are set: runs `command(sync)` on `q`. Async (`produced` not
+/// null): under the queue's ticket, its event recorded on `a` and `b` and left in `*produced`. Blocking:
+/// a command that may still run is recorded (record_still_running); one that completed drains what its
+/// queue did before it on `a` and `b` when `drains`. Errc: the command's, record_marker's.
+[[maybe_unused]] Result<void> run_tracked(QueueNode* q, Backend::NativeEvent* produced, const MemUse& a,
+                                          const MemUse& b, Backend::CommandEvents& sync, CommandRef command,
+                                          bool drains) noexcept {
+  if (produced != nullptr) {
+    sync.out = produced;
     std::uint64_t ticket = 0;
     EDGEMEM_TRY(enqueue_ticketed(q, &ticket, [&] { return command(sync); }));
-    record_pending(q, a, produced, ticket);
-    record_pending(q, b, produced, ticket);
-    *out = HandleAccess::event(produced, q->ctx);
+    record_pending(q, a, *produced, ticket);
+    record_pending(q, b, *produced, ticket);
     return {};
   }
   bool still_running = false;
@@ -53,6 +49,21 @@ namespace {
     forget_completed(q, a, bound);
     forget_completed(q, b, bound);
   }
+  return {};
+}
+
+/// The common case with the table: no wait list, no imported memory.
+[[maybe_unused]] Result<void> submit_plain(QueueNode* q, Event* out, const MemUse& a, const MemUse& b, CommandRef command,
+                          bool drains) noexcept {
+  OrderWaits order;
+  order.collect(q, a);
+  order.collect(q, b);
+  Backend::CommandEvents sync;
+  sync.wait_count = order.size();
+  sync.waits = sync.wait_count != 0 ? order.data() : nullptr;
+  Backend::NativeEvent produced{};
+  EDGEMEM_TRY(run_tracked(q, out != nullptr ? &produced : nullptr, a, b, sync, command, drains));
+  if (out != nullptr) *out = HandleAccess::event(produced, q->ctx);
   return {};
 }
 
@@ -90,25 +101,8 @@ namespace {
     EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
     sync.wait_count += order.copy_to(natives + sync.wait_count);
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
-    if (out != nullptr) {
-      std::uint64_t ticket = 0;
-      EDGEMEM_TRY(enqueue_ticketed(q, &ticket, run));
-      record_pending(q, a, produced, ticket);
-      record_pending(q, b, produced, ticket);
-    } else {
-      bool still_running = false;
-      Backend::NativeEvent running{};
-      sync.still_running = &still_running;
-      sync.running_event = &running;
-      const std::uint64_t bound = ticket_bound(q);
-      EDGEMEM_TRY(run());
-      if (still_running) {
-        EDGEMEM_TRY(record_still_running(q, a, b, running));
-      } else if (mode.drains) {
-        forget_completed(q, a, bound);
-        forget_completed(q, b, bound);
-      }
-    }
+    auto run_with = [&](const Backend::CommandEvents&) { return run(); };  // run() reads `sync` itself
+    EDGEMEM_TRY(run_tracked(q, sync.out, a, b, sync, CommandRef(run_with), mode.drains));
   } else {
     EDGEMEM_TRY_ASSIGN(sync.wait_count, folded.fold(q->native, waits, natives));
     sync.waits = sync.wait_count != 0 ? natives : nullptr;
