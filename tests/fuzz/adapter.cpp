@@ -246,14 +246,15 @@ class EdgememTarget final : public fz::Target {
         return code_of(r);
       }
       case fz::op_wrap: {
-        // Caller memory that outlives every buffer of this input; page-aligned, or 8 bytes past
-        // a page (a.wide) so drivers that want aligned USE_HOST_PTR memory take their copying path.
+        // Caller memory that outlives every buffer of this input; page-aligned, or fz::wrap_offset(a)
+        // bytes past a page (a.wide: 8, 1, 2 or 3) so drivers that want aligned USE_HOST_PTR memory
+        // take their copying path, and CUDA's fills and copies meet odd addresses (issue #30 item 6).
         unsigned char* mem = nullptr;
         if (!a.null_ptr) {
           const std::size_t bytes = a.n0 <= fz::kHostBytes ? a.n0 : 0;
           wrapped_.emplace_back(bytes + 8192);
           auto base = reinterpret_cast<std::uintptr_t>(wrapped_.back().data());
-          mem = reinterpret_cast<unsigned char*>((base + 4095) & ~std::uintptr_t{4095}) + (a.wide ? 8 : 0);
+          mem = reinterpret_cast<unsigned char*>((base + 4095) & ~std::uintptr_t{4095}) + fz::wrap_offset(a);
           if (bytes != 0) std::memcpy(mem, a.data, bytes);
         }
         auto r = Buffer::wrap(ctx, mem, a.n0, flags);

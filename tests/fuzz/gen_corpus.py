@@ -612,6 +612,27 @@ def _():
     return out + [op("finish")]
 
 
+@seed("wrap-odd-addresses")
+def _():
+    """Buffer::wrap of caller memory 1, 2 and 3 bytes past a page (issue #30 item 6: CUDA's memset and
+    copies refused such addresses): fills of every pattern size at aligned and odd offsets, writes,
+    copies between two odd wraps, a rect, a sub-buffer, maps, reads back."""
+    out = []
+    for k in (1, 2, 3):
+        out += [op("wrap", k, n0=1024, n1=k, seed=90 + k, wide=True)]
+        for pat, off in ((1, 1), (2, 2), (4, 4), (8, 8), (16, 16), (64, 64), (128, 128), (2, 0), (4, 0)):
+            out += [op("fill", k, n0=off, n1=pat * 3, pattern=pat, seed=95 + k)]
+        out += [op("read", k, n1=1024), op("write", k, n0=3, n1=61, seed=99), op("read", k, n0=1, n1=127)]
+    out += [op("copy", 2, 1, n0=5, n1=7, n2=301), op("copy", 3, 2, n0=64, n1=0, n2=128, async_=True),
+            op("read", 2, n1=1024), op("read", 3, n1=1024),
+            op("write_rect", 1, n0=4096, seed=100, rect=(side(x=3, y=1, rp=34), side(x=1, rp=20), (17, 3, 1))),
+            op("read", 1, n1=1024), op("sub", 4, 3, n0=128, n1=256), op("fill", 4, n0=4, n1=64, pattern=4, seed=101),
+            op("read", 3, n1=1024), op("map", 3, m=0, n0=1, n1=63, access=READ), op("map", 1, m=1, n0=0, n1=64, access=WRITE),
+            op("map_write", m=1, n0=1, n1=9, seed=102), op("unmap", m=1), op("read", 1, n1=64), op("map_drop", m=0),
+            op("finish")]
+    return out
+
+
 def px(c, normalized=False):
     """The n0 / n1 / n2 number that pixel_coord() (target.hpp) decodes as coordinate c."""
     return min(max(int(round(c * (256 if normalized else 4))) + 64, 0), 1023)  # clamped to what it can say

@@ -34,7 +34,8 @@ inline constexpr int kEventIncomplete = 99;
 enum Op : std::uint8_t {
   op_create,           ///< slot a = Buffer::create(ctx, n0, storage, flags)
   op_from_host,        ///< slot a = Buffer::from_host(ctx, data | null, n0, storage, flags)
-  op_wrap,             ///< slot a = Buffer::wrap(ctx, target-owned copy of data | null, n0, flags)
+  op_wrap,             ///< slot a = Buffer::wrap(ctx, target-owned copy of data | null, n0, flags), the copy
+                       ///< wrap_offset() bytes past a page
   op_like,             ///< slot a = Buffer::like(slot b)
   op_sub,              ///< slot a = slot b .sub(n0, n1)
   op_release,          ///< slot a .release()
@@ -189,6 +190,13 @@ inline PixelSampler pixel_sampler(const Args& a) noexcept {
   p.linear = a.wide;
   p.address = a.migration == 3 ? 4u : a.access;
   return p;
+}
+
+/// op_wrap's caller memory: this many bytes past a page. 0, or with `wide` 8, 1, 2 or 3 (n1 & 3): an
+/// unaligned pointer, odd ones included.
+inline std::size_t wrap_offset(const Args& a) noexcept {
+  static constexpr std::size_t kOffsets[4] = {8, 1, 2, 3};
+  return a.wide ? kOffsets[a.n1 & 3u] : 0;
 }
 
 /// Observable state of one buffer slot after an operation.
