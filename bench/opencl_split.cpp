@@ -33,10 +33,15 @@ double now_ns() noexcept {
   return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
 }
 
-template <class F>
-F next(F& cached, const char* name) noexcept {
-  if (cached == nullptr) cached = reinterpret_cast<F>(dlsym(RTLD_NEXT, name));
-  return cached;
+/// Calls the loader's `name` (found once, cached in `real`) with `args`, the time inside added to
+/// g_in_driver_ns.
+template <class... Args>
+cl_int timed_forward(cl_int(CL_API_CALL*& real)(Args...), const char* name, Args... args) noexcept {
+  if (real == nullptr) real = reinterpret_cast<cl_int(CL_API_CALL*)(Args...)>(dlsym(RTLD_NEXT, name));
+  const double t = now_ns();
+  const cl_int r = real(args...);
+  g_in_driver_ns += now_ns() - t;
+  return r;
 }
 
 }  // namespace
@@ -46,29 +51,17 @@ extern "C" {
 CL_API_ENTRY cl_int CL_API_CALL clEnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset,
                                                      size_t bytes, const void* p, cl_uint n, const cl_event* waits,
                                                      cl_event* e) CL_API_SUFFIX__VERSION_1_0 {
-  using Fn = cl_int(CL_API_CALL*)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void*, cl_uint,
-                                  const cl_event*, cl_event*);
-  static Fn real = nullptr;
-  const double t = now_ns();
-  const cl_int r = next(real, "clEnqueueWriteBuffer")(q, m, blocking, offset, bytes, p, n, waits, e);
-  g_in_driver_ns += now_ns() - t;
-  return r;
+  static cl_int(CL_API_CALL* real)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, const void*, cl_uint,
+                                   const cl_event*, cl_event*) = nullptr;
+  return timed_forward(real, "clEnqueueWriteBuffer", q, m, blocking, offset, bytes, p, n, waits, e);
 }
 CL_API_ENTRY cl_int CL_API_CALL clRetainEvent(cl_event e) CL_API_SUFFIX__VERSION_1_0 {
-  using Fn = cl_int(CL_API_CALL*)(cl_event);
-  static Fn real = nullptr;
-  const double t = now_ns();
-  const cl_int r = next(real, "clRetainEvent")(e);
-  g_in_driver_ns += now_ns() - t;
-  return r;
+  static cl_int(CL_API_CALL* real)(cl_event) = nullptr;
+  return timed_forward(real, "clRetainEvent", e);
 }
 CL_API_ENTRY cl_int CL_API_CALL clReleaseEvent(cl_event e) CL_API_SUFFIX__VERSION_1_0 {
-  using Fn = cl_int(CL_API_CALL*)(cl_event);
-  static Fn real = nullptr;
-  const double t = now_ns();
-  const cl_int r = next(real, "clReleaseEvent")(e);
-  g_in_driver_ns += now_ns() - t;
-  return r;
+  static cl_int(CL_API_CALL* real)(cl_event) = nullptr;
+  return timed_forward(real, "clReleaseEvent", e);
 }
 }
 
