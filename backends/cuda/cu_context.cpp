@@ -48,6 +48,7 @@ Result<void> describe(CUdevice d, DeviceInfo& info) noexcept {
   Capabilities c;
   c.max_fill_pattern_bytes = 128;  // memset for 1, 2, 4 bytes; wider ones doubled by copies (cu_transfer.cpp)
   c.unified_memory = integrated != 0;  // Jetson: device memory is the host's
+  c.caller_memory_in_place = true;     // registered host memory (cu_register.cpp)
   c.migration = true;                  // cuMemPrefetchAsync for managed memory; an ordering point otherwise
   c.host_access_flags = true;          // checked by the common layer; CUDA has no flags of its own
   info.caps = c;

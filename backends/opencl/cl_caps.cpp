@@ -50,6 +50,7 @@ Result<void> describe_caps(cl_device_id d, unsigned version, Capabilities& caps)
   if (has_extension(list, "cl_khr_external_memory_opaque_fd")) c.external_memory |= external_opaque_fd;
   if (has_extension(list, "cl_khr_external_memory_win32")) c.external_memory |= external_opaque_win32;
   c.unified_memory = unified == CL_TRUE;
+  c.caller_memory_in_place = c.unified_memory;  // CL_MEM_USE_HOST_PTR: a discrete device caches a copy
   c.migration = version >= 12;
   c.host_access_flags = version >= 12;
   caps = c;

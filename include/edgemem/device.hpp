@@ -68,6 +68,12 @@ struct Capabilities {
   std::size_t max_fill_pattern_bytes = 0;  ///< widest fill pattern in bytes (a power of two; 0: no fill)
   unsigned external_memory = 0;            ///< ExternalMemoryKind bits
   bool unified_memory = false;             ///< device and host share memory (map is zero-copy)
+  /// Caller memory (Buffer::wrap; mmap and host-pointer imports) is used in place: the device's
+  /// commands read and write those very bytes. False: the device keeps its own copy, synchronised with
+  /// the memory only at maps (caller memory's rule, external.hpp: discrete OpenCL devices, NVIDIA's).
+  /// CUDA: true for every wrap it registers (a wrap partly over another wrap's pages, or memory CUDA
+  /// will not register, gets its own copy all the same).
+  bool caller_memory_in_place = false;
   bool migration = false;                  ///< Queue::migrate moves contents (OpenCL 1.2 and newer)
   bool host_access_flags = false;          ///< MemFlags::host_* are honoured (OpenCL 1.2 and newer)
 };

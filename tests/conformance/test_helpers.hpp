@@ -183,17 +183,9 @@ struct OtherContext {
 };
 
 /// False where caller memory (a wrap, an mmap or host-pointer import) is the device's own copy,
-/// synchronised only at maps (caller memory's rule, external.hpp: an OpenCL device without unified
-/// memory, NVIDIA's); true where it is the memory itself (the host backend, CUDA's registrations,
-/// unified-memory OpenCL devices).
-inline bool wraps_in_place(const edgemem::Context& ctx) {
-#if EDGEMEM_BACKEND_OPENCL
-  return ctx.info().caps.unified_memory;
-#else
-  (void)ctx;
-  return true;
-#endif
-}
+/// synchronised only at maps (caller memory's rule, external.hpp); true where it is the memory itself
+/// (Capabilities::caller_memory_in_place).
+inline bool wraps_in_place(const edgemem::Context& ctx) { return ctx.info().caps.caller_memory_in_place; }
 
 /// Calls a = std::move(b) through references, so the compiler cannot see a self-move.
 template <class T>
