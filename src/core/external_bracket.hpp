@@ -256,7 +256,9 @@ Result<void> run_bracketed(typename B::NativeQueue q, std::uint64_t queue, const
   }
   if (async) {
     if (released) B::event_release(done);
-    *s.out = released ? last : done;
+    const Event caller = released ? last : done;
+    if (dropped) *s.out = caller;
+    else B::event_release(caller);  // the call fails: no event goes out
   }
   if (!ran) return ran;
   if (!dropped) {
