@@ -187,8 +187,10 @@ Result<bool> unhold_import(typename B::NativeQueue q, std::uint64_t queue, const
 /// The waits of `s` go to the first acquire, else to the command; `s.out` receives the last release's
 /// event, else the command's. A blocking command whose hold released the memory waited for that
 /// release (it has completed: *still_running is false). A failed command or second hold still drops
-/// what was held (a release then blocks). Errc: the command's, or those of external_acquire /
-/// external_release / event_wait (never exhausted: see `counted`).
+/// what was held (a release then blocks). Errc: exhausted (max_hold_queues other queues hold one of the
+/// imports and `q` does not: the command does not run, since without a hold of its own its bracket
+/// could not be ordered against another thread's first hold on `q`), the command's, or those of
+/// external_acquire / external_release / event_wait.
 template <class B = Backend, class Command>
 Result<void> run_bracketed(typename B::NativeQueue q, std::uint64_t queue, const MemNode* a, const MemNode* b,
                            const typename B::CommandEvents& s, Command&& command) noexcept {
@@ -198,24 +200,8 @@ Result<void> run_bracketed(typename B::NativeQueue q, std::uint64_t queue, const
   if (m[0] == nullptr && m[1] == nullptr) return command(s);  // the hot path
   if (m[0] == nullptr || (m[1] != nullptr && m[1]->root == m[0]->root)) m[0] = m[1], m[1] = nullptr;
   const unsigned count = m[1] != nullptr ? 2 : 1;
-  // Past max_hold_queues holding queues a command still runs: acquired and released around it without
-  // a hold (uncounted; a first hold another thread of this queue takes meanwhile is not ordered
-  // against it: the one case the holds' lock does not cover).
-  bool counted[2] = {true, true};
-  auto hold = [&](unsigned i, const Event* w, std::size_t wc) -> Result<bool> {
-    auto held = hold_import<B>(q, queue, m[i], w, wc);
-    if (held || held.error().code != Errc::exhausted) return held;
-    counted[i] = false;
-    EDGEMEM_TRY(acquire_external<B>(q, m[i]->root->native, w, wc));
-    return true;
-  };
-  auto unhold = [&](unsigned i, Event* out) -> Result<bool> {
-    if (counted[i]) return unhold_import<B>(q, queue, m[i], out);
-    Event ev{};
-    EDGEMEM_TRY(release_external<B>(q, m[i]->root->native, &ev));
-    EDGEMEM_TRY(settle_release<B>(ev, out));
-    return true;
-  };
+  auto hold = [&](unsigned i, const Event* w, std::size_t wc) { return hold_import<B>(q, queue, m[i], w, wc); };
+  auto unhold = [&](unsigned i, Event* out) { return unhold_import<B>(q, queue, m[i], out); };
   EDGEMEM_TRY_ASSIGN(bool took_waits, hold(0, s.waits, s.wait_count));
   if (count == 2) {
     auto second = hold(1, took_waits ? nullptr : s.waits, took_waits ? 0 : s.wait_count);

@@ -185,10 +185,7 @@ TEST_CASE("external: a real dma-buf (udmabuf) imports zero-copy with bracketed h
   int memfd = -1;
   std::string why;
   const int dmabuf = emt::make_udmabuf(n, memfd, why);
-  if (dmabuf < 0) {
-    MESSAGE("skipped: " << why);
-    return;
-  }
+  if (dmabuf < 0) EMT_SKIP(why);
   const emt::Bytes first = emt::random_bytes(n);
   REQUIRE(fd_write(memfd, 0, first));
   {

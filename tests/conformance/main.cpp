@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 #include <edgemem/live_objects.hpp>
 
+#include "test_helpers.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #if defined(__GLIBC__) || defined(__linux__)
@@ -18,6 +20,7 @@
 namespace {
 
 int g_leaking_cases = 0;
+int g_skipped_cases = 0;  // test cases that called EMT_SKIP
 edgemem::LiveObjects g_reported{};  // the counters last reported (all zero until a leak)
 
 bool same(const edgemem::LiveObjects& a, const edgemem::LiveObjects& b) {
@@ -49,10 +52,18 @@ struct LiveObjectListener : doctest::IReporter {
   void report_query(const doctest::QueryData&) override {}
   void test_run_start() override {}
   void test_run_end(const doctest::TestRunStats&) override {}
-  void test_case_start(const doctest::TestCaseData& tc) override { current_ = &tc; }
+  void test_case_start(const doctest::TestCaseData& tc) override {
+    current_ = &tc;
+    skips_at_start_ = emt::g_run_time_skips;
+  }
   void test_case_reenter(const doctest::TestCaseData& tc) override { check_live(tc, "a subcase pass"); }
   void test_case_end(const doctest::CurrentTestCaseStats&) override {
     if (current_ != nullptr) check_live(*current_, "the end");
+    if (current_ != nullptr && emt::g_run_time_skips != skips_at_start_) {
+      ++g_skipped_cases;
+      std::printf("skipped at run time: \"%s\" (%s:%d)\n", current_->m_name, current_->m_file.c_str(),
+                  current_->m_line);
+    }
     current_ = nullptr;
   }
   void test_case_exception(const doctest::TestCaseException&) override {}
@@ -64,6 +75,7 @@ struct LiveObjectListener : doctest::IReporter {
 
  private:
   const doctest::TestCaseData* current_ = nullptr;
+  int skips_at_start_ = 0;
 };
 
 REGISTER_LISTENER("edgemem_live_objects", 1, LiveObjectListener);
@@ -96,6 +108,8 @@ int main(int argc, char** argv) {
   context.applyCommandLine(argc, argv);
   const int result = context.run();
   if (context.shouldExit()) return result;
+  if (g_skipped_cases != 0)
+    std::printf("%d test case(s) skipped at run time (counted as passed by doctest; named above)\n", g_skipped_cases);
   if (edgemem::live_objects_enabled) {
     if (g_leaking_cases != 0) {
       std::fprintf(stderr, "%d test case pass(es) ended with live edgemem objects\n", g_leaking_cases);

@@ -203,7 +203,7 @@ TEST_CASE("bracket: a command on two imports held by other queues acquires both 
   CHECK(g_log == "unmap A. release A. unmap B. release B. ");
 }
 
-TEST_CASE("bracket: an import held on max_hold_queues queues refuses another (exhausted) and changes nothing") {
+TEST_CASE("bracket: an import held on max_hold_queues queues refuses another queue's map and command (exhausted) and changes nothing") {
   Import m;
   constexpr unsigned n = detail::ExternalRef::max_hold_queues;
   for (unsigned i = 0; i < n; ++i) CHECK_OK(map(m, static_cast<char>('A' + i)));
@@ -211,9 +211,25 @@ TEST_CASE("bracket: an import held on max_hold_queues queues refuses another (ex
   CHECK_ERRC(map(m, 'Z'), Errc::exhausted);
   CHECK(g_log.empty());
   CHECK_ERRC(detail::hold_import<Recording>(queue('Z'), 'Z', &m.root, nullptr, 0), Errc::exhausted);
-  // A command of another queue is still bracketed on its own queue.
-  CHECK_OK(command(m, 'Z'));
-  CHECK(g_log == "acquire Z. command Z. release Z. ");
+  // A command of another queue is refused too (without a hold of its own its acquire and release could
+  // not be ordered against another thread's first hold on that queue), and a queue that holds the
+  // memory still runs its commands.
+  CHECK_ERRC(command(m, 'Z'), Errc::exhausted);
+  CHECK(g_log.empty());
+  CHECK_OK(command(m, 'A'));
+  CHECK(g_log == "command A. ");
+  // With a second import the queue can hold, that hold is undone and the command does not run.
+  Import other(2);
+  g_log.clear();
+  const Backend::CommandEvents s{};
+  auto ran = detail::run_bracketed<Recording>(queue('Z'), 'Z', &other.root, &m.root, s,
+                                              [&](const Backend::CommandEvents&) -> Result<void> {
+                                                note("command", queue('Z'));
+                                                return {};
+                                              });
+  CHECK_ERRC(ran, Errc::exhausted);
+  CHECK(g_log == "acquire Z. release Z. ");
+  CHECK(detail::queue_holds(&other.ext, 'Z') == 0);
   g_log.clear();
   for (unsigned i = 0; i < n; ++i) CHECK_OK(unmap(m, static_cast<char>('A' + i)));
   CHECK(g_log.size() == n * std::string("unmap A. release A. ").size());
