@@ -175,6 +175,11 @@ bool Buffer::is_host_accessible() const noexcept {
   return node_->storage != Storage::device || node_->wrapped || node_->ctx->info.caps.unified_memory;
 }
 
+bool Buffer::is_caller_memory_in_place() const noexcept {
+  if (node_ == nullptr || node_->root->host == nullptr) return false;
+  return node_->ctx->info.caps.caller_memory_in_place && !Backend::mem_shadowed(node_->root->native);
+}
+
 bool Buffer::shares_root_with(const Buffer& other) const noexcept {
   return node_ != nullptr && other.node_ != nullptr && node_->root == other.node_->root;
 }

@@ -187,6 +187,8 @@ Cuda::MemAddress Cuda::mem_address(const NativeContext& ctx, const NativeMem& me
   }
 }
 
+bool Cuda::mem_shadowed(const NativeMem& mem) noexcept { return mem.kind == CudaMemKind::shadowed; }
+
 void Cuda::mem_release(NativeMem& mem) noexcept {
   if (mem.kind != CudaMemKind::borrowed && mem.kind != CudaMemKind::none) {
     if (const auto bound = cu::bind(mem.context)) free_native(mem);

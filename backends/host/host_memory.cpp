@@ -24,6 +24,8 @@ Result<Host::NativeMem> Host::mem_sub(const NativeMem& root, std::size_t origin,
   return NativeMem{root.data + origin, 0};
 }
 
+bool Host::mem_shadowed(const NativeMem&) noexcept { return false; }  // every buffer is host memory
+
 Host::MemAddress Host::mem_address(const NativeContext&, const NativeMem& mem) noexcept {
   return MemAddress{mem.data, mem.data != nullptr ? contract::MemPlace::host : contract::MemPlace::none};
 }

@@ -194,6 +194,9 @@ Result<void> OpenCL::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMo
 /// A cl_mem's bytes are the host's only inside a map (wrapped memory is the common layer's to export).
 OpenCL::MemAddress OpenCL::mem_address(const NativeContext&, const NativeMem&) noexcept { return {}; }
 
+/// CL_MEM_USE_HOST_PTR keeps a copy on every object of a discrete device or none (caps.caller_memory_in_place).
+bool OpenCL::mem_shadowed(const NativeMem&) noexcept { return false; }
+
 void OpenCL::mem_release(NativeMem& mem) noexcept {
   if (mem != nullptr) (void)clReleaseMemObject(mem);
   mem = nullptr;

@@ -140,6 +140,12 @@ class Buffer : public detail::Handle<detail::MemNode> {
   /// a unified-memory device, or shared virtual memory (coarse grain: still only inside a map, as host
   /// and shared storage). False when released.
   [[nodiscard]] bool is_host_accessible() const noexcept;
+  /// True for a buffer over caller memory (wrap; mmap and host-pointer imports; a view of one) whose
+  /// device commands read and write those very bytes; false where the device keeps its own copy,
+  /// synchronised with the memory only at maps (caller memory's rule, external.hpp: every such buffer
+  /// of a device without caps.caller_memory_in_place; on CUDA, a wrap partly over another wrap's
+  /// registered pages or memory CUDA will not register), for other buffers, and when released.
+  [[nodiscard]] bool is_caller_memory_in_place() const noexcept;
   /// True when both are views of the same root allocation.
   [[nodiscard]] bool shares_root_with(const Buffer& other) const noexcept;
   /// True for shared virtual memory: an Svm, a view of one, or a block or run of an SVM pool or heap.

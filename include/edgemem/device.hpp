@@ -71,8 +71,9 @@ struct Capabilities {
   /// Caller memory (Buffer::wrap; mmap and host-pointer imports) is used in place: the device's
   /// commands read and write those very bytes. False: the device keeps its own copy, synchronised with
   /// the memory only at maps (caller memory's rule, external.hpp: discrete OpenCL devices, NVIDIA's).
-  /// CUDA: true for every wrap it registers (a wrap partly over another wrap's pages, or memory CUDA
-  /// will not register, gets its own copy all the same).
+  /// CUDA: true, for every wrap it registers (a wrap partly over another wrap's pages, or memory CUDA
+  /// will not register, gets its own copy all the same): Buffer::is_caller_memory_in_place() answers
+  /// for one buffer.
   bool caller_memory_in_place = false;
   bool migration = false;                  ///< Queue::migrate moves contents (OpenCL 1.2 and newer)
   bool host_access_flags = false;          ///< MemFlags::host_* are honoured (OpenCL 1.2 and newer)

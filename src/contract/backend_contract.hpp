@@ -52,6 +52,9 @@
 /// - mem_release(mem): drops a memory object from mem_create, mem_sub or a retained mem_adopt.
 /// - mem_address(ctx, mem): where a root object's bytes stay reachable outside maps (types.hpp
 ///   MemAddress; MemPlace::none when only a map reaches them): what DLPack exports. Cannot fail.
+/// - mem_shadowed(mem): true when the backend keeps a device copy of the caller memory a root object
+///   was made over (MemDesc::use_host) for this object alone, though it uses other caller memory in
+///   place (CUDA: a wrap it could not register); Buffer::is_caller_memory_in_place(). Cannot fail.
 /// - write, read (host <-> mem at offset), fill (a pattern of 1..DeviceInfo::caps.max_fill_pattern_bytes
 ///   bytes, a power of two, repeated), copy (mem -> mem, ranges not overlapping), write_rect,
 ///   read_rect, copy_rect (pitches resolved, never 0), migrate (to host or device; only when
@@ -151,6 +154,7 @@
     (const NativeContext& ctx, NativeMem & mem, AdoptMode mode, AdoptedMem& out))                               \
   X(buffer, mem_release, never, released, void, (NativeMem & mem))                                             \
   X(buffer, mem_address, never, released, MemAddress, (const NativeContext& ctx, const NativeMem& mem))        \
+  X(buffer, mem_shadowed, never, released, bool, (const NativeMem& mem))                                       \
   X(buffer, write, before, out_of_device_memory, Result<void>,                                                 \
     (NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,               \
      const CommandEvents& ev))                                                                                  \

@@ -149,9 +149,9 @@ TEST_CASE("two wraps of the same memory are the same bytes, whichever goes first
 }
 
 // CUDA registers a page once and one command may not cross two registrations: a wrap partly over
-// another wrap's pages gets a device copy there (backends/cuda/backend.hpp, README's known limits), so
-// this case is not the CUDA backend's (issue #30 item 8, left open for it).
-#if !EDGEMEM_BACKEND_CUDA
+// another wrap's pages gets a device copy (backends/cuda/cu_register.cpp), and says so
+// (is_caller_memory_in_place() false); caller memory's rule then holds for it as on a discrete OpenCL
+// device (issue #30 item 8's partial case), which this case checks on every backend.
 TEST_CASE("wraps of overlapping memory, neither inside the other, are the same bytes where they meet") {
   emt::Fixture f;
   Pages mem(4);
@@ -160,15 +160,26 @@ TEST_CASE("wraps of overlapping memory, neither inside the other, are the same b
   auto right = Buffer::wrap(f.ctx, mem.p + kPage, 3 * kPage);  // pages 1-3
   REQUIRE_OK(left);
   REQUIRE_OK(right);
+  CHECK(left->is_caller_memory_in_place() == emt::wraps_in_place(f.ctx));  // the first wrap: as the device
+  if (!emt::wraps_in_place(f.ctx)) CHECK_FALSE(right->is_caller_memory_in_place());
   const emt::Bytes data = emt::random_bytes(kPage);
   REQUIRE_OK(f.q.write(*left, kPage, data.data(), kPage));  // page 1 through the left one
-  if (!emt::wraps_in_place(f.ctx)) {
+  if (!left->is_caller_memory_in_place() || !right->is_caller_memory_in_place()) {
     // Each wrap is the device's own copy here; the caller-memory rule still meets them: a map of the
     // left one puts its bytes in the memory, a write_discard map of the right one takes them.
     { auto m = f.q.map<unsigned char>(*left, Access::read); REQUIRE_OK(m); }
     CHECK(std::memcmp(mem.p + kPage, data.data(), kPage) == 0);
     { auto m = f.q.map<unsigned char>(*right, Access::write_discard, 0, kPage); REQUIRE_OK(m); }
     CHECK(read_back(f.q, *right, 0, kPage) == data);
+    // And back: through the right one, a read map of it puts page 1 in the memory, a write_discard map
+    // of the left one takes it; the left one's page 0 is untouched.
+    const emt::Bytes back = emt::random_bytes(kPage);
+    REQUIRE_OK(f.q.write(*right, 0, back.data(), kPage));
+    { auto m = f.q.map<unsigned char>(*right, Access::read, 0, kPage); REQUIRE_OK(m); }
+    CHECK(std::memcmp(mem.p + kPage, back.data(), kPage) == 0);
+    { auto m = f.q.map<unsigned char>(*left, Access::write_discard, kPage, kPage); REQUIRE_OK(m); }
+    CHECK(read_back(f.q, *left, kPage, kPage) == back);
+    CHECK(read_back(f.q, *left, 0, kPage) == emt::Bytes(kPage, 0));
     return;
   }
   CHECK(read_back(f.q, *right, 0, kPage) == data);
@@ -179,7 +190,23 @@ TEST_CASE("wraps of overlapping memory, neither inside the other, are the same b
   CHECK(mem.p[4 * kPage - 1] == 0x22);
   CHECK(mem.p[kPage - 1] == 0);
 }
-#endif
+
+TEST_CASE("is_caller_memory_in_place: false for device memory and released handles, the device's answer for a wrap and its views") {
+  emt::Fixture f;
+  Pages mem(2);
+  auto dev = Buffer::create(f.ctx, 4096);
+  REQUIRE_OK(dev);
+  CHECK_FALSE(dev->is_caller_memory_in_place());
+  CHECK_FALSE(Buffer{}.is_caller_memory_in_place());
+  auto w = Buffer::wrap(f.ctx, mem.p, mem.n);
+  REQUIRE_OK(w);
+  CHECK(w->is_caller_memory_in_place() == emt::wraps_in_place(f.ctx));
+  auto view = w->sub(Pages::kPage, 64);
+  REQUIRE_OK(view);
+  CHECK(view->is_caller_memory_in_place() == w->is_caller_memory_in_place());
+  *w = Buffer{};
+  CHECK_FALSE(w->is_caller_memory_in_place());
+}
 
 #if EDGEMEM_HAS_DLPACK
 TEST_CASE("a host-storage buffer through DLPack and back is the same bytes, not a copy") {
