@@ -93,6 +93,14 @@ class EdgememTarget final : public fz::Target {
       }
       q_[i] = std::move(*q);
     }
+    // Whether this backend adopts images at all (op_img_adopt): the host's answers unsupported.
+    ImageDesc tiny;
+    tiny.width = 1;
+    tiny.format = ImageFormat{ChannelOrder::rgba, ChannelType::unorm_int8};
+    if (auto own = Image::create(ctx_[0], tiny)) {
+      auto probe = Image::adopt(ctx_[0], own->native(), AdoptMode::retain);
+      adopts_images_ = probe || probe.error().code != Errc::unsupported;
+    }
     baseline_ = static_cast<long>(DefaultAllocator::stats().allocations);
     return true;
   }
@@ -225,6 +233,7 @@ class EdgememTarget final : public fz::Target {
     if (fz::is_svm_op(a.op)) return dispatch_svm(a, out, out_len);
     if (fz::is_external_op(a.op)) return dispatch_external(a, out, out_len);
     if (a.op == fz::op_img_pixel) return image_pixel(a, out, out_len);
+    if (a.op == fz::op_img_adopt) return image_adopt(a);
     Context& ctx = ctx_[a.ctx];
     Queue& q = q_[a.queue];
     Slot& sa = slots_[a.a];
@@ -433,6 +442,7 @@ class EdgememTarget final : public fz::Target {
   std::optional<Heap> heap_;
   std::vector<std::vector<unsigned char>> wrapped_;
   long baseline_ = 0;
+  bool adopts_images_ = false;  // Image::adopt works here (op_img_adopt)
 };
 
 }  // namespace

@@ -284,6 +284,8 @@ int predict(const Args& a) {
     }
     case op_img_pixel:
       return m.maps[a.m].node >= 0 && m.maps[a.m].image ? kOk : kNotApplicable;
+    case op_img_adopt:
+      return m.images[a.b & 3u].node >= 0 ? kOk : kReleased;
     case op_native: {
       // Order of the checks: released, context, Access, then (begin only) open mappings.
       const int n = m.slots[a.a].node;
@@ -332,6 +334,7 @@ bool run_in_group(std::size_t i, const Args& a) {
   const char* skip = nullptr;
   if (is_image_op(a.op) && pocl_quirk(a, expected)) skip = "a known PoCL fault, tests/fuzz/pocl";
   else if (skip_svm(a) || skip_external(a)) skip = "an SVM or external-memory capability only some targets have";
+  else if (skip_adopt(a)) skip = "an adoption edgemem could not relate to what else reaches the image";
   if (skip != nullptr) {
     if (s.trace)
       std::fprintf(stderr, "  #%-3zu %s skipped for %s (%s)\n", i, op_name(a.op), s.targets[g.members[0]]->name(), skip);
@@ -463,6 +466,7 @@ void run_input(const std::uint8_t* data, std::size_t size) noexcept {
         decode_image(block, a);
       }
       adjust_external(a);
+      adjust_adopt(a);
       ran = run_in_group(i, a) || ran;
     }
     if (ran) ++s.ops;

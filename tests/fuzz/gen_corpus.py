@@ -28,6 +28,7 @@ OPS += SVM_OPS
 EXT_OPS = ["ext_import", "ext_exportable", "ext_handle", "ext_pwrite"]  # after the SVM ops (target.hpp)
 OPS += EXT_OPS
 OPS += ["img_pixel"]  # read_pixel on an image mapping, after the external ops (target.hpp)
+OPS += ["img_adopt"]  # Image::adopt of image b's native() into image a, after img_pixel (target.hpp)
 RECT_OPS = {"write_rect", "read_rect", "copy_rect"}
 SPECIAL = {0: 0, 1: 1, 64: 2, 127: 3, 128: 4, 129: 5, 255: 6, 256: 7, 1024: 8, 4096: 9, 8192: 10,
            "max": 11, "max-127": 12, "half": 13, "2^40": 14, "2^48": 15}
@@ -671,6 +672,38 @@ def _():
             op("img_pixel", m=3, n0=px(1), n1=px(1), n2=px(1), access=3),  # repeat without normalised: invalid
             op("unmap", m=0), op("img_pixel", m=0, n0=px(1)), op("img_pixel", m=7, n0=px(1)), op("finish")]
     return out
+
+
+@seed("image-adopt")
+def _():
+    """Image::adopt of edgemem's own images (issue #30 item 3: an adopted 1D-buffer image took the
+    driver's 1D-buffer path, which crashes PoCL): a 2D image and a 1D-buffer image adopted into another
+    slot, then written, filled, copied to and from buffers and other images, mapped and sampled; adopted
+    twice, onto its own slot, from an empty slot (released); and the adoptions the driver keeps out (a
+    view of a buffer slot, an open mapping)."""
+    I = image
+    return [op("img_create", 0, img=I(IMG2D, UNORM8, w=4, h=2)), op("img_write", 0, n0=8192, seed=110, img=I()),
+            op("img_adopt", 1, 0), op("img_read", 1, n0=8192, img=I()), op("img_read", 0, n0=8192, img=I()),
+            op("img_fill", 1, seed=111, img=I(origin=(1, 0, 0), extent=(2, 2, 1), color=4)),
+            op("img_read", 1, n0=8192, img=I()),
+            op("img_create", 2, img=I(IMG1D_BUF, UINT8, w=8)), op("img_write", 2, n0=8192, seed=112, img=I()),
+            op("img_adopt", 3, 2), op("img_fill", 3, seed=113, img=I(origin=(2, 0, 0), extent=(3, 1, 1))),
+            op("img_read", 3, n0=8192, img=I()), op("create", 0, n0=256), op("write", 0, n1=256, seed=114),
+            op("img_to_buf", 3, 0, n1=16, img=I(origin=(1, 0, 0), extent=(5, 1, 1))), op("read", 0, n1=256),
+            op("buf_to_img", 3, 0, n1=40, img=I(origin=(0, 0, 0), extent=(4, 1, 1))),
+            op("img_read", 3, n0=8192, img=I()),
+            op("img_create", 2, img=I(IMG1D_BUF, UINT8, w=8)), op("img_copy", 2, 3, img=I(extent=(8, 1, 1))),
+            op("img_read", 2, n0=8192, img=I()),
+            op("img_adopt", 3, 3), op("img_read", 3, n0=8192, img=I()),
+            op("img_adopt", 0, 1), op("img_map", 0, m=0, access=READ, img=I()),
+            op("img_pixel", m=0, n0=px(1.5), n1=px(0.5), access=1),
+            op("img_adopt", 2, 3),  # kept out: a mapping is open
+            op("unmap", m=0), op("img_read", 0, n0=8192, async_=True, img=I()),
+            op("img_adopt", 1, 0), op("img_read", 1, n0=8192, img=I()),
+            op("img_view", 0, 0, img=I(IMG1D_BUF, UINT8, w=16)), op("img_adopt", 2, 0),  # kept out: a view of slot 0
+            op("img_drop", 0), op("img_adopt", 0, 0),  # released
+            op("img_release", 1), op("img_adopt", 2, 1),  # released
+            op("img_read", 3, n0=8192, img=I()), op("finish")]
 
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
