@@ -34,7 +34,8 @@
 /// Mapping<T>) is bracketed with DMA_BUF_IOCTL_SYNC (start at map, end at unmap) by edgemem. Memory
 /// imported through cl_khr_external_memory is acquired before each command or map on it and released
 /// after it (after the unmap), on the same queue: once its Event or Queue::finish() completes, the
-/// memory is handed back to its other user.
+/// memory is handed back to its other user. Holds are counted per queue, 8 queues at once: a command,
+/// map or begin_native of a ninth queue while eight others hold the memory answers Errc::exhausted.
 #pragma once
 #include <cstddef>
 #include <cstdint>
