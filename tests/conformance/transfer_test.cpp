@@ -253,3 +253,29 @@ TEST_CASE("migrate works for buffers the host may not access") {
   CHECK_OK(f.q.migrate(b, Migration::to_device));
   CHECK(f.snapshot(b) == data);
 }
+
+// Issue #30's H100 fuzz crash (tests/fuzz/h100): NVIDIA's driver segfaults reading a native sub-buffer
+// after its parent was migrated to the host (tests/fuzz/h100/repro_sub_buffer_migrate.c: raw OpenCL
+// calls, no edgemem). edgemem's commands on a view run on its root at the view's offset, so the same
+// sequence through edgemem, with the view's native sub-object made, reads and writes the right bytes.
+TEST_CASE("a sub-buffer whose native object exists reads and writes after its root migrated to the host") {
+  emt::Fixture f;
+  emt::Bytes data;
+  Buffer b = f.filled(4 * f.align(), data, Storage::device);
+  ENSURE(b.valid());
+  auto sub = b.sub(f.align(), f.align());
+  REQUIRE_OK(sub);
+  REQUIRE_OK(sub->native());
+  CHECK_OK(f.q.migrate(*sub, Migration::to_device_discard));
+  const emt::Bytes part = emt::random_bytes(f.align() / 2);
+  REQUIRE_OK(f.q.write(*sub, 0, part.data(), part.size()));
+  std::copy(part.begin(), part.end(), data.begin() + static_cast<std::ptrdiff_t>(f.align()));
+  CHECK(f.snapshot(b) == data);
+  CHECK_OK(f.q.migrate(b, Migration::to_host));
+  CHECK(f.snapshot(b) == data);
+  CHECK_OK(f.q.migrate(b, Migration::to_host));
+  emt::Bytes got(f.align());
+  REQUIRE_OK(f.q.read(*sub, 0, got.data(), got.size()));
+  CHECK(got == emt::Bytes(data.begin() + static_cast<std::ptrdiff_t>(f.align()),
+                          data.begin() + static_cast<std::ptrdiff_t>(2 * f.align())));
+}
