@@ -99,10 +99,11 @@ struct Import {
   ~Import() { root.external = nullptr; }
 };
 
-/// A command of queue `name` on the import, through run_bracketed.
-Result<void> command(Import& m, char name) {
+/// A command of queue `name` on the import (and on `second`, when given), through run_bracketed.
+Result<void> command(Import& m, char name, Import* second = nullptr) {
   const Backend::CommandEvents s{};
-  return detail::run_bracketed<Recording>(queue(name), static_cast<std::uint64_t>(name), &m.root, nullptr, s,
+  return detail::run_bracketed<Recording>(queue(name), static_cast<std::uint64_t>(name), &m.root,
+                                          second != nullptr ? &second->root : nullptr, s,
                                           [&](const Backend::CommandEvents&) -> Result<void> {
                                             note("command", queue(name));
                                             return {};
@@ -189,13 +190,7 @@ TEST_CASE("bracket: a command on two imports held by other queues acquires both 
   CHECK_OK(map(a, 'A'));
   CHECK_OK(map(b, 'B'));
   g_log.clear();
-  const Backend::CommandEvents s{};
-  auto ran = detail::run_bracketed<Recording>(queue('C'), 'C', &a.root, &b.root, s,
-                                              [&](const Backend::CommandEvents&) -> Result<void> {
-                                                note("command", queue('C'));
-                                                return {};
-                                              });
-  CHECK_OK(ran);
+  CHECK_OK(command(a, 'C', &b));
   CHECK(g_log == "acquire C. acquire C. command C. release C. release C. ");
   g_log.clear();
   CHECK_OK(unmap(a, 'A'));
@@ -221,13 +216,7 @@ TEST_CASE("bracket: an import held on max_hold_queues queues refuses another que
   // With a second import the queue can hold, that hold is undone and the command does not run.
   Import other(2);
   g_log.clear();
-  const Backend::CommandEvents s{};
-  auto ran = detail::run_bracketed<Recording>(queue('Z'), 'Z', &other.root, &m.root, s,
-                                              [&](const Backend::CommandEvents&) -> Result<void> {
-                                                note("command", queue('Z'));
-                                                return {};
-                                              });
-  CHECK_ERRC(ran, Errc::exhausted);
+  CHECK_ERRC(command(other, 'Z', &m), Errc::exhausted);
   CHECK(g_log == "acquire Z. release Z. ");
   CHECK(detail::queue_holds(&other.ext, 'Z') == 0);
   g_log.clear();
