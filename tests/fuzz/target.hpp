@@ -106,8 +106,8 @@ enum Op : std::uint8_t {
   op_img_pixel,        ///< read_pixel(image mapping m .pixels(), sampler, x, y, z): the sampler and coordinates
                        ///< as pixel_sampler() and pixel_coord() decode them; out[0..15]: the Color's bits,
                        ///< out[16]: its ColorKind (n/a when mapping m is not an image mapping)
-  op_img_adopt,        ///< image b dropped, then image a = Image::adopt(ctx, image b's native(), retain), after
-                       ///< both queues finish; ctx: image b's (the driver sets it). A target whose backend
+  op_img_adopt,        ///< image a = Image::adopt(ctx, image b's native(), retain) after both queues finish, image b
+                       ///< dropped before a is assigned; ctx: image b's (the driver sets it). A target whose backend
                        ///< adopts nothing (Image::adopt answers unsupported: the host) moves image b's handle
                        ///< to a instead, the same memory under one handle. The driver sends it only for an
                        ///< image on a root of its own that nothing else reaches (no other slot, no open
