@@ -1,5 +1,5 @@
 #!/bin/bash
-# The CUDA backend's H100 run (README "CUDA backend"), on the GPU machine, with the binaries of build-cu-dev
+# The CUDA backend's H100 run (docs/backends/cuda.md, results in docs/results/cuda.md), on the GPU machine, with the binaries of build-cu-dev
 # (and build-cu-fault) copied with libspng.so.0 and libOpenCL.so.1 into DIR/cuda, tests/fuzz/corpus into DIR/corpus,
 # tests/demo/check_camera_demo.py into DIR; run as DIR/cuda_gpu_run.sh with $OUT set to an output folder: info, context test, conformance (whole, twice), two-queue
 # at 16 and 64 MiB x 20 rounds, stress, fault injection, fuzz corpus replay, demo + its numpy check, bench, CuPy's pool.

@@ -6,15 +6,15 @@ cd "$(dirname "$0")/.."
 DIR=${1:-.device/ordering}
 OCL=${OCL_BUILD:-build-gpu-ocl} CU=${CU_BUILD:-build-gpu-cu}
 rm -rf "$DIR" && mkdir -p "$DIR"
-cp scripts/gpu_ordering_run.sh "$DIR/" && cp -r tests/fuzz/h100 "$DIR/fuzz-h100"
+cp scripts/gpu_ordering_run.sh "$DIR/" && cp -r backends/opencl/tests/driver_bugs/nvidia "$DIR/fuzz-h100"
 stage() {
   local from=$1 to=$DIR/$2
   [ -d "$from" ] || return 0
   mkdir -p "$to"
   for f in tests/edgemem_conformance tests/ordering/edgemem_ordering_lifetime tests/stress/edgemem_ordering_schedule \
-           tests/stress/edgemem_stress tests/alloc/edgemem_pool_steady_state bench/opencl_overhead bench/peers/peers \
-           bench/cuda_overhead tests/ipc/edgemem_ipc tests/ipc/edgemem_ipc_hostile tests/interop/edgemem_interop \
-           tests/interop/cuda_opaque_fd_test tests/cuda/edgemem_cuda_context tests/fuzz/edgemem_fuzz_replay; do
+           tests/stress/edgemem_stress tests/alloc/edgemem_pool_steady_state backends/opencl/bench/opencl_overhead backends/opencl/bench/peers/peers \
+           backends/cuda/bench/cuda_overhead tests/ipc/edgemem_ipc tests/ipc/edgemem_ipc_hostile backends/opencl/tests/edgemem_interop \
+           backends/opencl/tests/cuda_opaque_fd_test backends/cuda/tests/edgemem_cuda_context tests/fuzz/edgemem_fuzz_replay; do
     [ -f "$from/$f" ] && cp "$from/$f" "$to/"
   done
   strip "$to"/* 2>/dev/null || true
@@ -26,11 +26,11 @@ stage "$CU" cuda
 # build-gpu-bench (OpenCL) and build-gpu-cubench (CUDA), configured as above with -Dlive_counters=false.
 for pair in "${BENCH_OCL:-build-gpu-bench}:ocl" "${BENCH_CU:-build-gpu-cubench}:cuda"; do
   from=${pair%%:*} to=$DIR/${pair##*:}
-  for f in bench/opencl_overhead bench/opencl_split bench/peers/peers bench/cuda_overhead; do
+  for f in backends/opencl/bench/opencl_overhead backends/opencl/bench/opencl_split backends/opencl/bench/peers/peers backends/cuda/bench/cuda_overhead; do
     [ -f "$from/$f" ] && [ -d "$to" ] && cp "$from/$f" "$to/" && strip "$to/$(basename $f)" && echo "bench $f from $from"
   done
 done
-# The fuzz replay built with the H100's base alignment (tests/fuzz/h100/README.md), when there.
+# The fuzz replay built with the H100's base alignment (backends/opencl/tests/driver_bugs/nvidia/README.md), when there.
 [ -f "${FUZZ512:-build-gpu-512}/tests/fuzz/edgemem_fuzz_replay" ] && [ -d "$DIR/ocl" ] &&
   cp "${FUZZ512:-build-gpu-512}/tests/fuzz/edgemem_fuzz_replay" "$DIR/ocl/edgemem_fuzz_replay" && echo "fuzz replay (512)"
 du -sh "$DIR"

@@ -13,7 +13,7 @@
 ///   Storage::shared = cuMemAllocManaged; wrap (caller memory) = cuMemHostRegister, shared by wraps
 ///   inside one registration (cu_register.cpp), read-only for PROT_READ memory (writes: access_denied);
 ///   a wrap partly over another wrap's pages gets a device copy synchronised at map and unmap (the
-///   bytes the two share are then the same only through maps: a known limit, README);
+///   bytes the two share are then the same only through maps: a known limit, docs/backends/cuda.md);
 ///   sub-objects are pointer offsets (no native object);
 /// - fills: cuMemsetD8/D16/D32 for 1, 2 and 4-byte patterns at addresses those accept; wider ones (up
 ///   to 128 bytes), and any at an address cuMemsetD16/D32 refuse (a wrap or adopted pointer at an odd

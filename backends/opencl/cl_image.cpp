@@ -55,7 +55,7 @@ std::size_t cl_slice_pitch(ImageType t, std::size_t slice) noexcept {
 }
 
 /// A host row pitch as passed to the driver. A 1D array's layers are `slice` apart in host memory
-/// (OpenCL's rule); PoCL 3.1 steps them by the row pitch instead (tests/fuzz/pocl/), so the row pitch
+/// (OpenCL's rule); PoCL 3.1 steps them by the row pitch instead (backends/opencl/tests/driver_bugs/pocl/), so the row pitch
 /// passed is the layer stride too: a layer is one row, so both readings agree.
 std::size_t cl_row_pitch(ImageType t, const HostPitch& p) noexcept {
   return t == ImageType::image1d_array ? p.slice : p.row;

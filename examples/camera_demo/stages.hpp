@@ -1,8 +1,9 @@
 // The processing stages of camera_demo, on the consumer queue: NV12 -> RGBA (BT.601 limited range),
 // a Sobel edge detector drawing an overlay (edges over the dimmed picture), and a 2x downscale of the
-// overlay into an output buffer (a FixedPool block). opencl_stages.cpp runs them as OpenCL kernels built
-// at run time through the raw C API on native() handles; host_stages.cpp (host and CUDA backends) runs the same arithmetic in
-// C++ through maps and the software sampler. Both give the same picture within float rounding.
+// overlay into an output buffer (a FixedPool block). A backend whose registry entry gives 'demo_stages'
+// runs them as its own kernels on native() handles (OpenCL: backends/opencl/demo/stages.cpp, kernels
+// built at run time through the raw C API); every other backend runs cpu_stages.cpp, the same arithmetic
+// in C++ through maps and the software sampler. Both give the same picture within float rounding.
 //
 // Where the device has images with RGBA unorm_int8 for reading and for writing, the RGB frame and the
 // overlay are edgemem Images, Sobel reads the picture through a nearest clamp_to_edge Sampler and the
@@ -16,11 +17,6 @@
 #include <vector>
 
 #include <edgemem/edgemem.hpp>
-
-#if EDGEMEM_BACKEND_OPENCL
-struct _cl_program;
-struct _cl_kernel;
-#endif
 
 namespace camera_demo {
 
@@ -52,7 +48,7 @@ class Stages {
   Stages& operator=(const Stages&) = delete;
   ~Stages();
 
-  /// Makes the RGB frame and the overlay (width x height) and, on OpenCL, builds the kernels.
+  /// Makes the RGB frame and the overlay (width x height) and, with native kernels, builds them.
   /// `allow_images` false forces the buffer path. Errc: those of Image/Buffer/Sampler::create,
   /// backend_failure (a kernel did not build: the build log goes to stderr).
   [[nodiscard]] edgemem::Result<void> init(const edgemem::Context& ctx, edgemem::Queue& q, std::size_t width,
@@ -76,16 +72,10 @@ class Stages {
   edgemem::Image rgb_img_, overlay_img_;  // images path
   edgemem::Buffer rgb_buf_, overlay_buf_;  // buffers path
   edgemem::Sampler nearest_, linear_;      // images path
-#if EDGEMEM_BACKEND_HOST || EDGEMEM_BACKEND_CUDA
-  std::vector<float> luma_;                // three rows of luma for Sobel, sized at init()
-#endif
-#if EDGEMEM_BACKEND_OPENCL
-  edgemem::Buffer luma_;  // the RGB frame's luma (float per pixel), Sobel's input
-  _cl_program* program_ = nullptr;
-  _cl_kernel* nv12_ = nullptr;
-  _cl_kernel* sobel_ = nullptr;
-  _cl_kernel* downscale_ = nullptr;
-#endif
+  // What the implementation keeps besides (its luma for Sobel; kernels where it has them), made by
+  // init() and defined by the implementation linked in.
+  struct Own;
+  Own* own_ = nullptr;
 };
 
 }  // namespace camera_demo

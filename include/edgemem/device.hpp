@@ -53,7 +53,7 @@ enum ExternalMemoryKind : unsigned {
 /// What the device behind a Context can do beyond the required buffer operations, gathered once at
 /// context creation. edgemem answers Errc::unsupported, before any driver call and alike on every
 /// backend, for an operation that needs a capability the device lacks. The host backend's set is
-/// configurable with EDGEMEM_HOST_CAPS in -Dhost_caps_env=true builds (see README), so tests cover
+/// configurable with EDGEMEM_HOST_CAPS in -Dhost_caps_env=true builds (see README, Meson options), so tests cover
 /// both paths of each capability.
 struct Capabilities {
   bool images = false;                     ///< image objects (CL_DEVICE_IMAGE_SUPPORT)
@@ -103,7 +103,7 @@ struct DeviceInfo {
   /// The driver's own version string, NUL-terminated (OpenCL: CL_DRIVER_VERSION; the host backend:
   /// edgemem's version)
   char driver[128] = {};
-  const char* backend = "";              ///< the backend edgemem was built with ("host", "opencl")
+  const char* backend = "";              ///< the backend edgemem was built with (its folder's name under backends/)
   std::size_t max_alloc_bytes = 0;       ///< largest single allocation, bytes
   std::size_t global_mem_bytes = 0;      ///< total device memory, bytes
   std::size_t base_align_bytes = 0;      ///< sub-buffer origin alignment, bytes (OpenCL: CL_DEVICE_MEM_BASE_ADDR_ALIGN / 8)

@@ -17,9 +17,9 @@ enum class MemFlags : std::uint32_t {
   read_write = 0,          ///< kernels read and write (default)
   read_only = 1u << 0,     ///< kernels only read
   write_only = 1u << 1,    ///< kernels only write
-  host_read_only = 1u << 2,   ///< the host only reads (read, map read); writes return Errc::invalid_argument
-  host_write_only = 1u << 3,  ///< the host only writes (write, fill, map write); reads return Errc::invalid_argument
-  host_no_access = 1u << 4,   ///< the host neither reads nor writes; host transfers return Errc::invalid_argument
+  host_read_only = 1u << 2,   ///< the host only reads (read, map read); writes return Errc::access_denied
+  host_write_only = 1u << 3,  ///< the host only writes (write, fill, map write); reads return Errc::access_denied
+  host_no_access = 1u << 4,   ///< the host neither reads nor writes; host transfers return Errc::access_denied
 };
 
 /// Combines two flag sets.

@@ -50,7 +50,9 @@ namespace detail {
 
 struct MemNode;
 
-/// Takes pool blocks and heap runs back (src/core/nodes.hpp, NodeOwnership). Called under the root's map_lock.
+/// Takes pool blocks, consumed shared-ring frames and heap runs back (src/core/nodes.hpp, NodeOwnership).
+/// A heap run comes back under its root's map_lock; a pool block or ring frame (NodeOwnership::pool_block)
+/// under no lock of the caller: a pool takes its own spinlock (ThreadSafe) or pushes lock-free (SingleThread).
 struct NodeOwner {
   void (*take_back)(NodeOwner* self, MemNode* node) noexcept = nullptr;  ///< `node` came back to `self`
 };

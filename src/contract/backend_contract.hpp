@@ -1,6 +1,6 @@
 /// @file contract/backend_contract.hpp  The backend contract: the one place that says what a backend
 /// provides. Private: not installed. A backend is a struct of static functions in
-/// backends/<name>/backend.hpp (see README "Adding a backend"); edgemem's common layer has already
+/// backends/<name>/backend.hpp (see docs/adding_a_backend.md); edgemem's common layer has already
 /// checked every argument (released handles, ranges, alignment, overlap, host-access flags,
 /// capabilities) before it calls one, so an operation only does the native work and maps native
 /// errors to an Errc, keeping the native code in Error::native.

@@ -251,16 +251,3 @@ TEST_CASE("Buffer::like: released for a released or moved-from buffer") {
   CHECK_OK(taken.release());
   CHECK_ERRC(Buffer::like(taken), Errc::released);
 }
-
-#if EDGEMEM_BACKEND_HOST && EDGEMEM_ALLOCATOR_STATIC
-TEST_CASE("Buffer::create: out_of_host_memory when the static arena cannot hold the buffer") {
-  // The host backend's max_alloc_bytes is the arena size; the arena already holds the context,
-  // queue and this buffer's bookkeeping, so a full-size buffer cannot fit.
-  emt::Fixture f;
-  CHECK_ERRC(Buffer::create(f.ctx, f.ctx.info().max_alloc_bytes), Errc::out_of_host_memory);
-  emt::Bytes data;
-  Buffer still = f.filled(256, data);
-  ENSURE(still.valid());
-  CHECK(f.snapshot(still) == data);
-}
-#endif

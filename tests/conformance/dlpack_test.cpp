@@ -206,33 +206,21 @@ TEST_CASE("dlpack: which buffers export: create_exportable, SVM grains, device b
     auto d = Buffer::create(f.ctx, 1024, st);
     REQUIRE_OK(d);
     auto t = to_dlpack(*d, kF32, shape, 1);
-#if EDGEMEM_BACKEND_HOST
-    REQUIRE_OK(t);  // the host backend's native object is the bytes
-    const emt::Bytes data = emt::random_bytes(1024);
-    CHECK_OK(f.q.write(*d, 0, data.data(), data.size()));
-    CHECK(std::memcmp((*t)->dl_tensor.data, data.data(), data.size()) == 0);
-    (*t)->deleter(*t);
-#elif EDGEMEM_BACKEND_CUDA
-    // CUDA memory goes out as cuda.core's device types: device memory kDLCUDA (its device pointer),
-    // pinned kDLCUDAHost and managed kDLCUDAManaged (both reached by the host: the bytes are checked).
-    REQUIRE_OK(t);
-    auto native = d->native();
-    REQUIRE_OK(native);
-    const DLDevice dev = (*t)->dl_tensor.device;
-    if (st == Storage::device) {
-      CHECK(dev.device_type == kDLCUDA);
-      CHECK(dev.device_id == f.ctx.native().device);
-      CHECK(reinterpret_cast<std::uintptr_t>((*t)->dl_tensor.data) == native->device_ptr);
-    } else {
-      CHECK(dev.device_type == (st == Storage::host ? kDLCUDAHost : kDLCUDAManaged));
+    if (!t) {
+      CHECK_ERRC(t, Errc::unsupported);  // bytes reached only inside a map (OpenCL's buffers)
+      continue;
+    }
+    // Bytes the host reaches (kDLCPU; CUDA's pinned and managed memory) are checked through the pointer;
+    // each backend's own conformance cases check which device types its storages export as.
+    const DLDeviceType type = (*t)->dl_tensor.device.device_type;
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLCUDAManaged) {
       const emt::Bytes data = emt::random_bytes(1024);
       CHECK_OK(f.q.write(*d, 0, data.data(), data.size()));
       CHECK(std::memcmp((*t)->dl_tensor.data, data.data(), data.size()) == 0);
+    } else {
+      CHECK((*t)->dl_tensor.data != nullptr);
     }
     (*t)->deleter(*t);
-#else
-    CHECK_ERRC(t, Errc::unsupported);  // reached only inside a map
-#endif
   }
   CHECK(live_buffers() == base);
 }

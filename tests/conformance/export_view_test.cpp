@@ -1,4 +1,4 @@
-// What a peer can reach through an export (issue #29 item 6, README "External memory, IPC"): the peer
+// What a peer can reach through an export (issue #29 item 6, docs/external.md): the peer
 // receives a whole memfd, so export_handle() exports only a buffer that is all of it. A view of part of
 // a buffer, a pool block, or an import of part of a memfd is refused with access_denied (before #29
 // the peer got the root's memfd and read and overwrote the producer's bytes outside the view); a whole

@@ -1,7 +1,7 @@
 // Queue::begin_native / end_native (your own commands on native() handles inside edgemem's ordering
 // across queues): the same answers on every backend for bad input, and a failed call changes nothing.
 // That native commands between them are ordered behind, and ahead of, other queues' commands is proved
-// with raw OpenCL commands in tests/interop/native_order_test.cpp.
+// with raw OpenCL commands in backends/opencl/tests/native_order_test.cpp.
 #include "conformance/test_helpers.hpp"
 
 using namespace edgemem;

@@ -1,6 +1,5 @@
 // Shared virtual memory, host access and pools (svm.hpp, issue #16): maps of coarse and fine SVM with
-// the buffer mapping rules, host_span() of fine grain, migrate, the AddressSanitizer poisoning of coarse SVM on
-// the host backend, FixedPool and Heap over SVM, and the live-object counters. Each case checks the
+// the buffer mapping rules, host_span() of fine grain, migrate, FixedPool and Heap over SVM, and the live-object counters. Each case checks the
 // device's caps: a grain it lacks answers Errc::unsupported (svm_helpers.hpp).
 #include <algorithm>
 #include <cstdint>
@@ -9,17 +8,6 @@
 #include <vector>
 
 #include "svm_helpers.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define EMT_SVM_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EMT_SVM_ASAN 1
-#endif
-#endif
-#ifdef EMT_SVM_ASAN
-#include <sanitizer/asan_interface.h>
-#endif
 
 using namespace edgemem;
 using emt::grain_name;
@@ -263,62 +251,6 @@ TEST_CASE("svm: migrate moves nothing visible, or is unsupported without caps.sv
     }
     CHECK_ERRC(f.q.migrate(*s, static_cast<Migration>(9)), Errc::invalid_argument);
   }
-}
-
-TEST_CASE("svm: AddressSanitizer poisons coarse SVM outside maps on the host backend; fine SVM never") {
-  emt::Fixture f;
-#ifdef EMT_SVM_ASAN
-  if (std::strcmp(f.ctx.info().backend, "host") != 0) {
-    MESSAGE("ASan build on the " << std::string(f.ctx.info().backend) << " backend: the driver's SVM is not poisoned");
-    return;
-  }
-  const std::size_t A = f.align(), bytes = 8 * A;
-  auto poisoned = [](const void* p) { return __asan_address_is_poisoned(p) != 0; };
-  for (SvmGrain g : kSvmGrains) {
-    CAPTURE(grain_name(g));
-    if (emt::lacks_grain_checked(f.ctx, g)) continue;
-    auto s = Svm::create(f.ctx, bytes, g);
-    REQUIRE_OK(s);
-    const std::byte* p = static_cast<const std::byte*>(s->pointer());
-    const bool coarse = g == SvmGrain::coarse;
-    CHECK(poisoned(p) == coarse);
-    CHECK(poisoned(p + bytes - 1) == coarse);
-    const emt::Bytes data = emt::random_bytes(bytes);
-    CHECK_OK(f.q.write(*s, 0, data.data(), bytes));  // edgemem's own commands reach the bytes
-    CHECK(poisoned(p + A) == coarse);
-    {
-      auto m = f.q.map(*s, Access::write, A, 2 * A);
-      REQUIRE_OK(m);
-      CHECK_FALSE(poisoned(p + A));
-      CHECK_FALSE(poisoned(p + 3 * A - 1));
-      CHECK(poisoned(p) == coarse);  // outside the map
-      CHECK(poisoned(p + 4 * A) == coarse);
-      (*m)[0] = std::byte{0x99};
-      // Transfers to bytes outside the open map still work (edgemem's commands reach poisoned bytes).
-      CHECK_OK(f.q.write(*s, 5 * A, data.data(), A));
-      emt::Bytes back(A);
-      CHECK_OK(f.q.read(*s, 6 * A, back.data(), A));
-      CHECK(back == emt::Bytes(data.begin() + 6 * A, data.begin() + 7 * A));
-      CHECK(poisoned(p + 7 * A) == coarse);  // untouched bytes outside the map
-      CHECK_OK(m->unmap());
-    }
-    for (std::size_t at : {A, 3 * A - 1, 5 * A, 6 * A, bytes - 1}) CHECK(poisoned(p + at) == coarse);  // all again
-    emt::Bytes want = data;
-    want[A] = 0x99;
-    std::memcpy(want.data() + 5 * A, data.data(), A);
-    CHECK(f.snapshot(*s) == want);
-    // Pool blocks of coarse SVM are poisoned too, outside maps.
-    FixedPool<2> pool;
-    auto init = pool.init(f.ctx, f.q, A, 2, g);
-    REQUIRE_OK(init);
-    auto block = pool.acquire();
-    REQUIRE_OK(block);
-    CHECK(poisoned(block->buffer().svm_pointer()) == coarse);
-  }
-#else
-  MESSAGE("not an AddressSanitizer build: nothing is poisoned to check (backend " << std::string(f.ctx.info().backend) << ")");
-  CHECK(f.ctx.info().backend != nullptr);
-#endif
 }
 
 TEST_CASE("svm: FixedPool<4> over SVM: blocks are SVM at block_bytes stride, zeroed, usable; stats; release") {

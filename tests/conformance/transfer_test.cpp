@@ -254,8 +254,8 @@ TEST_CASE("migrate works for buffers the host may not access") {
   CHECK(f.snapshot(b) == data);
 }
 
-// Issue #30's H100 fuzz crash (tests/fuzz/h100): NVIDIA's driver segfaults reading a native sub-buffer
-// after its parent was migrated to the host (tests/fuzz/h100/repro_sub_buffer_migrate.c: raw OpenCL
+// Issue #30's H100 fuzz crash (backends/opencl/tests/driver_bugs/nvidia): NVIDIA's driver segfaults reading a native sub-buffer
+// after its parent was migrated to the host (backends/opencl/tests/driver_bugs/nvidia/repro_sub_buffer_migrate.c: raw OpenCL
 // calls, no edgemem). edgemem's commands on a view run on its root at the view's offset, so the same
 // sequence through edgemem, with the view's native sub-object made, reads and writes the right bytes.
 TEST_CASE("a sub-buffer whose native object exists reads and writes after its root migrated to the host") {

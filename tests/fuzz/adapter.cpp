@@ -14,7 +14,7 @@
 #include "target.hpp"
 
 #ifndef FZ_TARGET_NS
-#error "compile adapter.cpp with -DFZ_TARGET_NS=fz_host, fz_ocl or fz_cuda"
+#error "compile adapter.cpp with -DFZ_TARGET_NS=fz_<backend>"
 #endif
 
 namespace FZ_TARGET_NS {
@@ -108,6 +108,7 @@ class EdgememTarget final : public fz::Target {
   std::size_t base_align() const noexcept override { return ctx_[0].base_align(); }
 
   bool images() const noexcept override { return ctx_[0].info().caps.images; }
+  bool image_from_sub_buffer() const noexcept override { return ctx_[0].info().caps.image_from_sub_buffer; }
 
   unsigned svm_caps() const noexcept override {
     const Capabilities& c = ctx_[0].info().caps;

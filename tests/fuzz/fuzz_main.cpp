@@ -15,7 +15,7 @@ extern "C" const char* __asan_default_options() {
 }
 
 // PoCL 3.1 leaks 4 bytes (calloc inside libpocl) per image1d_buffer image, even through the raw API
-// (tests/fuzz/pocl/raw_leak_image1d_buffer.c); libFuzzer's leak check would stop at the first 1D-buffer
+// (backends/opencl/tests/driver_bugs/pocl/raw_leak_image1d_buffer.c); libFuzzer's leak check would stop at the first 1D-buffer
 // image. Leaks inside the driver library are not edgemem's: edgemem's own allocations are counted
 // by the allocator policy and checked after every input (Target::end()).
 extern "C" const char* __lsan_default_suppressions() { return "leak:libpocl.so\n"; }

@@ -548,7 +548,7 @@ def _():
     """1D and 2D arrays, copies between images and buffers, 1D-buffer images and views of buffers
     (sharing the buffer's bytes: overlap, a view keeping its buffer), async forms with kept events.
     Views of sub-buffers, fills of 1D-buffer images and copies from a view into its own buffer are
-    skipped by the driver on PoCL (tests/fuzz/pocl/README.md); here they reach the host and the model."""
+    skipped by the driver on PoCL (the OpenCL backend's tests/driver_bugs/pocl/README.md); here they reach the host and the model."""
     I = image
     return [op("img_create", 0, img=I(IMG1D_ARR, SINT16, w=5, arr=3)),
             op("img_write", 0, n0=8192, seed=40, img=I(rp=("pad", 1), sp=("pad", 1))),

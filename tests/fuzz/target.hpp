@@ -240,7 +240,7 @@ struct Outcome {
 class Target {
  public:
   virtual ~Target() = default;
-  /// "host", "cuda" or "opencl".
+  /// The backend's name (DeviceInfo::backend: its folder under backends/).
   virtual const char* name() const noexcept = 0;
   /// Opens contexts and queues once per process; false (with a message on stderr) when it cannot.
   virtual bool open() noexcept = 0;
@@ -248,6 +248,8 @@ class Target {
   virtual std::size_t base_align() const noexcept = 0;
   /// Whether context 0 has images (caps.images; without them every image is refused as unsupported).
   virtual bool images() const noexcept = 0;
+  /// Whether context 0 makes images over sub-buffers (caps.image_from_sub_buffer; the model assumes it).
+  virtual bool image_from_sub_buffer() const noexcept = 0;
   /// Shared virtual memory capabilities of context 0 (kSvmMigrationCap and 1 << SvmGrain bits).
   virtual unsigned svm_caps() const noexcept = 0;
   /// External-memory capabilities of context 0 (kExt* bits).
@@ -267,16 +269,15 @@ class Target {
 
 }  // namespace fz
 
-// Each adapter build defines make_target() in its own namespace (FZ_TARGET_NS on the command line).
-namespace fz_host {
-/// The host-backend build of edgemem.
-fz::Target* make_target() noexcept;
-}  // namespace fz_host
-namespace fz_ocl {
-/// The OpenCL-backend build of edgemem.
-fz::Target* make_target() noexcept;
-}  // namespace fz_ocl
-namespace fz_cuda {
-/// The CUDA-backend build of edgemem (only ever this build's own library, never a renamed copy).
-fz::Target* make_target() noexcept;
-}  // namespace fz_cuda
+// Each adapter build defines make_target() in its own namespace, fz_<backend> (FZ_TARGET_NS on its
+// command line). The driver is compiled with FZ_TARGETS, FZ_TARGET(fz_<backend>) once per linked build
+// (tests/fuzz/meson.build, from the backend registry): this build's own library first.
+#ifndef FZ_TARGETS
+#define FZ_TARGETS
+#endif
+#define FZ_TARGET(ns)                                                 \
+  namespace ns {                                                      \
+  /** The build of edgemem over that backend. */ fz::Target* make_target() noexcept; \
+  }
+FZ_TARGETS
+#undef FZ_TARGET
