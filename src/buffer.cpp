@@ -156,7 +156,7 @@ Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, 
   const std::size_t origin = node->origin + offset;
   if (!detail::is_multiple_of(origin, node->ctx->info.base_align_bytes))
     return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
-  MemNode* view = detail::make_node<MemNode>();
+  MemNode* view = detail::take_view_node(node->root);
   if (view == nullptr) return fail(Errc::out_of_host_memory, "no memory for the sub-buffer's bookkeeping");
   detail::init_view(view, node, origin, bytes, flags);
   return view;

@@ -9,55 +9,26 @@ using detail::Backend;
 
 Event detail::HandleAccess::event(Backend::NativeEvent native, ContextNode* ctx) noexcept {
   Event e;
-  e.native_ = native;
   if (ctx != nullptr) retain(ctx);
-  e.ctx_ = ctx;
-  e.valid_ = true;
+  e.own(native, ctx);
   live_add(Live::event, 1);
   return e;
 }
 
-Event::Event(Event&& other) noexcept : native_(other.native_), ctx_(other.ctx_), valid_(other.valid_) {
-  other.native_ = Backend::NativeEvent{};
-  other.ctx_ = nullptr;
-  other.valid_ = false;
+void detail::EventKind::free(NativeEvent native, ContextNode* ctx) noexcept {
+  Backend::event_release(native);
+  live_add(Live::event, -1);
+  unref(ctx);
 }
-
-Event& Event::operator=(Event&& other) noexcept {
-  if (this != &other) {
-    (void)release();
-    native_ = other.native_;
-    ctx_ = other.ctx_;
-    valid_ = other.valid_;
-    other.native_ = Backend::NativeEvent{};
-    other.ctx_ = nullptr;
-    other.valid_ = false;
-  }
-  return *this;
-}
-
-Event::~Event() { (void)release(); }
 
 Result<void> Event::wait() const noexcept {
-  if (!valid_) return fail(Errc::released, "event is released");
+  if (!valid()) return fail(Errc::released, "event is released");
   return Backend::event_wait(native_);
 }
 
 Result<bool> Event::is_complete() const noexcept {
-  if (!valid_) return fail(Errc::released, "event is released");
+  if (!valid()) return fail(Errc::released, "event is released");
   return Backend::event_complete(native_);
-}
-
-Result<void> Event::release() noexcept {
-  if (valid_) {
-    Backend::event_release(native_);
-    detail::live_add(detail::Live::event, -1);
-  }
-  detail::unref(ctx_);
-  ctx_ = nullptr;
-  native_ = Backend::NativeEvent{};
-  valid_ = false;
-  return {};
 }
 
 Result<void> wait_all(WaitList events) noexcept {

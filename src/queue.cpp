@@ -135,7 +135,11 @@ Result<void> enqueue_migrate(QueueNode* q, Buffer& buf, Migration to, WaitList w
     });
   }
   // Migration moves whole memory objects: a view migrates through its native sub-object (made now if
-  // it has none), so the rest of the root is left where it is.
+  // it has none), so the rest of the root is left where it is. Where the device cannot migrate those,
+  // the hint is not taken: a marker keeps the command's ordering and its event.
+  if (n->parent != nullptr && !n->ctx->info.caps.sub_buffer_migration)
+    return detail::submit(q, waits, out, {n, ByteRange{0, n->bytes}, true},
+                          [&](const Backend::CommandEvents& s) { return Backend::marker(q->native, s); });
   EDGEMEM_TRY_ASSIGN(const Backend::NativeMem mem, detail::native_of(n));
   return detail::submit(q, waits, out, {n, ByteRange{0, n->bytes}, true},
                         [&](const Backend::CommandEvents& s) { return Backend::migrate(q->native, mem, to, s); });

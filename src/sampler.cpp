@@ -23,42 +23,16 @@ Result<Sampler> Sampler::create(const Context& ctx, const SamplerDesc& desc) noe
   EDGEMEM_TRY_ASSIGN(const NativeSampler native, Backend::sampler_create(cn->native, desc, version));
   Sampler s;
   detail::retain(cn);
-  s.ctx_ = cn;
-  s.native_ = native;
+  s.own(native, cn);
   s.desc_ = desc;
   detail::live_add(detail::Live::sampler, 1);
   return s;
 }
 
-Sampler::Sampler(Sampler&& other) noexcept : native_(other.native_), desc_(other.desc_), ctx_(other.ctx_) {
-  other.ctx_ = nullptr;
-  other.native_ = NativeSampler{};
-}
-
-Sampler& Sampler::operator=(Sampler&& other) noexcept {
-  if (this != &other) {
-    (void)release();
-    native_ = other.native_;
-    desc_ = other.desc_;
-    ctx_ = other.ctx_;
-    other.ctx_ = nullptr;
-    other.native_ = NativeSampler{};
-  }
-  return *this;
-}
-
-Sampler::~Sampler() { (void)release(); }
-
-Result<void> Sampler::release() noexcept {
-  if (ctx_ == nullptr) return {};
-  Backend::sampler_release(native_);
-  detail::live_add(detail::Live::sampler, -1);
-  native_ = NativeSampler{};
-  desc_ = SamplerDesc{};
-  detail::ContextNode* ctx = ctx_;
-  ctx_ = nullptr;
-  detail::unref(ctx);
-  return {};
+void detail::SamplerKind::free(NativeSampler native, ContextNode* ctx) noexcept {
+  Backend::sampler_release(native);
+  live_add(Live::sampler, -1);
+  unref(ctx);
 }
 
 Result<SampledImage> SampledImage::create(Image&& image, const SamplerDesc& desc) noexcept {

@@ -38,25 +38,26 @@ void copy_text(char (&dst)[128], const char* src) noexcept {
 /// builds with -Dhost_caps_env=true (test builds)
 /// (a comma-separated list of fill=<0|1|2|...|128>, migration=<0|1>, host_access_flags=<0|1>,
 /// unified_memory=<0|1>, images=<0|1>, image_from_buffer=<0|1>, image_from_sub_buffer=<0|1>, rg=<0|1>
-/// (R and RG image formats), svm_coarse=<0|1>, svm_fine_buffer=<0|1>, svm_fine_system=<0|1>),
+/// (R and RG image formats), svm_coarse=<0|1>, svm_fine_buffer=<0|1>, svm_fine_system=<0|1>,
+/// sub_buffer_migration=<0|1>),
 /// so tests reach the "lacks" path of each capability without a second device.
 /// Errc: invalid_argument (a malformed list).
 Result<HostConfig> host_config() noexcept {
   HostConfig cfg;
   Capabilities& caps = cfg.caps;
   caps.max_fill_pattern_bytes = 128;
-  caps.unified_memory = caps.migration = caps.host_access_flags = true;
+  caps.unified_memory = caps.migration = caps.sub_buffer_migration = caps.host_access_flags = true;
   caps.caller_memory_in_place = true;  // every buffer is host memory (not configurable)
   caps.images = caps.image_from_buffer = caps.image_from_sub_buffer = true;
   caps.svm_coarse = caps.svm_fine_buffer = caps.svm_fine_system = true;
 #if EDGEMEM_HOST_CAPS_ENV
   static const char* const kNames[] = {"fill=", "migration=", "host_access_flags=", "unified_memory=",
                                        "images=", "image_from_buffer=", "image_from_sub_buffer=", "rg=",
-                                       "svm_coarse=", "svm_fine_buffer=", "svm_fine_system="};
+                                       "svm_coarse=", "svm_fine_buffer=", "svm_fine_system=", "sub_buffer_migration="};
   constexpr unsigned kCount = sizeof kNames / sizeof kNames[0];
   bool* const flags[] = {nullptr, &caps.migration, &caps.host_access_flags, &caps.unified_memory,
                          &caps.images, &caps.image_from_buffer, &caps.image_from_sub_buffer, &cfg.rg_formats,
-                         &caps.svm_coarse, &caps.svm_fine_buffer, &caps.svm_fine_system};
+                         &caps.svm_coarse, &caps.svm_fine_buffer, &caps.svm_fine_system, &caps.sub_buffer_migration};
   for (const char* p = std::getenv("EDGEMEM_HOST_CAPS"); p != nullptr && *p != '\0';) {
     unsigned i = 0;
     while (i < kCount && std::strncmp(p, kNames[i], std::strlen(kNames[i])) != 0) ++i;
@@ -68,7 +69,7 @@ Result<HostConfig> host_config() noexcept {
       return fail(Errc::invalid_argument,
                   "EDGEMEM_HOST_CAPS: expected name=value items: fill=0..128 (a power of two), "
                   "migration, host_access_flags, unified_memory, images, image_from_buffer, "
-                  "image_from_sub_buffer, rg, svm_coarse, svm_fine_buffer, svm_fine_system (0 or 1)");
+                  "image_from_sub_buffer, rg, svm_coarse, svm_fine_buffer, svm_fine_system, sub_buffer_migration (0 or 1)");
     if (i == 0) caps.max_fill_pattern_bytes = v;
     else *flags[i] = v == 1;
     p = *end == ',' ? end + 1 : end;
@@ -79,6 +80,7 @@ Result<HostConfig> host_config() noexcept {
   // Fine system SVM is fine buffer SVM too (every host byte is shared).
   caps.svm_fine_system = caps.svm_fine_system && caps.svm_fine_buffer;
   caps.svm_migration = caps.migration && (caps.svm_coarse || caps.svm_fine_buffer);
+  caps.sub_buffer_migration = caps.sub_buffer_migration && caps.migration;
   return cfg;
 }
 

@@ -53,8 +53,6 @@ MemFlags flags_from_cl(cl_mem_flags f) noexcept;
 /// device has no images or any step fails.
 bool probe_image_from_sub_buffer(cl_context context, const DeviceInfo& info) noexcept;
 
-/// True when the name of the platform behind queue `q` contains `needle` (for driver workarounds).
-bool queue_platform_is(cl_command_queue q, const char* needle) noexcept;
 
 /// Copies the string device property `param` into `out` (NUL-terminated, truncated to `cap` bytes).
 /// Errc: as the driver answers (see cl_error.cpp); out_of_host_memory for a very long string.

@@ -37,20 +37,6 @@ Result<void> query_text(cl_device_id device, cl_device_info param, char* out, st
   return check(status);
 }
 
-bool queue_platform_is(cl_command_queue q, const char* needle) noexcept {
-  cl_device_id device = nullptr;
-  cl_platform_id platform = nullptr;
-  char name[128] = {};
-  std::size_t size = 0;
-  if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof device, &device, nullptr) != CL_SUCCESS ||
-      clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr) != CL_SUCCESS ||
-      clGetPlatformInfo(platform, CL_PLATFORM_NAME, 0, nullptr, &size) != CL_SUCCESS || size > sizeof name ||
-      clGetPlatformInfo(platform, CL_PLATFORM_NAME, sizeof name, name, nullptr) != CL_SUCCESS)
-    return false;
-  name[sizeof name - 1] = '\0';
-  return std::strstr(name, needle) != nullptr;
-}
-
 bool parse_version(const char* text, unsigned& major, unsigned& minor) noexcept {
   static constexpr char kPrefix[] = "OpenCL ";
   if (std::strncmp(text, kPrefix, sizeof kPrefix - 1) != 0) return false;

@@ -7,16 +7,6 @@
 
 namespace edgemem::backend {
 
-namespace {
-
-bool is_nvidia_sub_buffer(cl_command_queue q, cl_mem mem) noexcept {
-  cl_mem parent = nullptr;
-  return clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr) == CL_SUCCESS &&
-         parent != nullptr && cl::queue_platform_is(q, "NVIDIA");
-}
-
-}  // namespace
-
 Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                            const CommandEvents& sync) noexcept {
   const cl::WaitList w = cl::waits_of(sync);
@@ -76,13 +66,6 @@ Result<void> OpenCL::migrate(NativeQueue q, const NativeMem& mem, Migration to, 
   cl_mem_migration_flags flags = 0;
   if (to == Migration::to_host) flags = CL_MIGRATE_MEM_OBJECT_HOST;
   else if (to == Migration::to_device_discard) flags = CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED;
-  if (is_nvidia_sub_buffer(q, mem)) {
-    // NVIDIA's driver (580.x) crashes in clEnqueueMigrateMemObjects on a sub-buffer. Migration is a
-    // placement hint, so the hint is not taken: a marker keeps the command's ordering and event.
-    return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
-      return clEnqueueMarkerWithWaitList(q, n, waits, out);
-    });
-  }
   return cl::submit(sync, [&](cl_uint n, const cl_event* waits, cl_event* out) {
     return clEnqueueMigrateMemObjects(q, 1, &mem, flags, n, waits, out);
   });

@@ -50,7 +50,8 @@ class Stages {
 
   /// Makes the RGB frame and the overlay (width x height) and, with native kernels, builds them.
   /// `allow_images` false forces the buffer path. Errc: those of Image/Buffer/Sampler::create,
-  /// backend_failure (a kernel did not build: the build log goes to stderr).
+  /// busy (called twice), out_of_host_memory, backend_failure (a kernel did not build: the build log
+  /// goes to stderr).
   [[nodiscard]] edgemem::Result<void> init(const edgemem::Context& ctx, edgemem::Queue& q, std::size_t width,
                                            std::size_t height, bool allow_images) noexcept;
   /// Enqueues the three stages for one NV12 frame on the queue given to init(), writing the
@@ -72,6 +73,9 @@ class Stages {
   edgemem::Image rgb_img_, overlay_img_;  // images path
   edgemem::Buffer rgb_buf_, overlay_buf_;  // buffers path
   edgemem::Sampler nearest_, linear_;      // images path
+  /// The implementation's part of init(), after the frames are made (w_, h_, images_ set): makes own_.
+  /// Errc: out_of_host_memory, those of Buffer::create, backend_failure (a kernel did not build).
+  [[nodiscard]] edgemem::Result<void> init_own(const edgemem::Context& ctx) noexcept;
   // What the implementation keeps besides (its luma for Sobel; kernels where it has them), made by
   // init() and defined by the implementation linked in.
   struct Own;

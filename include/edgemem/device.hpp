@@ -76,6 +76,10 @@ struct Capabilities {
   /// for one buffer.
   bool caller_memory_in_place = false;
   bool migration = false;                  ///< Queue::migrate moves contents (OpenCL 1.2 and newer)
+  /// Queue::migrate of a view (sub-buffer, pool block, heap run) moves it, through a native sub-object
+  /// made then. False: a view's migration is an ordering point only (a placement hint not taken; the
+  /// root still migrates): NVIDIA's OpenCL driver crashes migrating sub-buffers.
+  bool sub_buffer_migration = false;
   bool host_access_flags = false;          ///< MemFlags::host_* are honoured (OpenCL 1.2 and newer)
 };
 

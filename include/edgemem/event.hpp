@@ -1,6 +1,7 @@
 /// @file event.hpp  Event: completion of one async command. Move-only; the native event is
 /// released exactly once (by release() or the destructor).
 #pragma once
+#include <edgemem/handle.hpp>
 #include <edgemem/native.hpp>
 #include <edgemem/result.hpp>
 #include <edgemem/span.hpp>
@@ -10,36 +11,38 @@ namespace edgemem {
 namespace detail {
 struct ContextNode;
 struct HandleAccess;
-}
+/// How an Event lets go of its native event (detail::NativeHandle).
+struct EventKind {
+  using Native = NativeEvent;                                          ///< cl_event on OpenCL
+  static void free(NativeEvent native, ContextNode* ctx) noexcept;  ///< releases it, drops `ctx`
+};
+}  // namespace detail
 
 /// Completion of an async command. It keeps its context alive (as a cl_event does), so it may
 /// outlive every Context, Queue and Buffer handle.
-class Event {
+class Event : private detail::NativeHandle<detail::EventKind> {
  public:
   /// An empty (released) event.
   Event() noexcept = default;
-  Event(Event&& other) noexcept;             ///< takes over `other`, leaving it released
-  Event& operator=(Event&& other) noexcept;  ///< releases this, then takes over `other`
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  ~Event();  ///< release()
+  Event(Event&& other) noexcept = default;             ///< takes over `other`, leaving it released
+  Event& operator=(Event&& other) noexcept = default;  ///< releases this, then takes over `other`
+  ~Event() = default;                                  ///< release()
 
   /// Blocks until the command completes. Errc: released, backend_failure (the command failed).
   [[nodiscard]] Result<void> wait() const noexcept;
   /// True when the command has completed. Errc: released, backend_failure (the command failed).
   [[nodiscard]] Result<bool> is_complete() const noexcept;
-  /// True until released or moved from.
-  [[nodiscard]] bool valid() const noexcept { return valid_; }
+  using NativeHandle::valid;  ///< true until released or moved from
   /// Native event (cl_event on OpenCL) for interop.
   [[nodiscard]] NativeEvent native() const noexcept { return native_; }
   /// Releases the native event. Idempotent, never fails.
-  Result<void> release() noexcept;
+  Result<void> release() noexcept {
+    reset();
+    return {};
+  }
 
  private:
   friend struct detail::HandleAccess;  // makes events of backend commands, reads their context
-  NativeEvent native_{};
-  detail::ContextNode* ctx_ = nullptr;  // holds a reference while valid
-  bool valid_ = false;
 };
 
 /// Events a command waits for before it starts, any number, all from commands on the same context as the

@@ -1,6 +1,8 @@
-/// @file handle.hpp  detail::Handle<Node>: what Buffer, Context and Queue share. One pointer to a
-/// reference-counted node: moving takes it over (the source is left released), destroying or
-/// move-assigning over a handle drops its reference. Not for direct use.
+/// @file handle.hpp  The two lifetimes every handle is written with, once. detail::Handle<Node> (Buffer,
+/// Context, Queue, Image, Svm): one pointer to a reference-counted node. detail::NativeHandle<Kind>
+/// (Event, Sampler): one native object of a context plus a reference to that context. Moving takes
+/// either over (the source is left released); destroying or move-assigning over one lets go of what it
+/// held, exactly once. Not for direct use.
 #pragma once
 
 namespace edgemem {
@@ -53,6 +55,61 @@ class Handle {
 
  private:
   friend struct HandleAccess;
+};
+
+/// The move-only ownership of one native object of a context and a reference to that context. `Kind`
+/// names the native type (`Kind::Native`) and how it is let go (`Kind::free(native, ctx)`: releases the
+/// native object, then drops the context reference; never fails).
+template <class Kind>
+class NativeHandle {
+ public:
+  using Native = typename Kind::Native;  ///< the native object's type (NativeEvent, NativeSampler)
+
+  NativeHandle(NativeHandle&& other) noexcept : native_(other.native_), ctx_(other.ctx_), valid_(other.valid_) {
+    other.forget();
+  }  ///< takes over `other`
+  /// Lets go of this one's object, then takes over `other` (which is left released).
+  NativeHandle& operator=(NativeHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      native_ = other.native_;
+      ctx_ = other.ctx_;
+      valid_ = other.valid_;
+      other.forget();
+    }
+    return *this;
+  }
+  NativeHandle(const NativeHandle&) = delete;
+  NativeHandle& operator=(const NativeHandle&) = delete;
+  ~NativeHandle() { reset(); }  ///< lets go of the native object
+
+  /// True until released or moved from.
+  [[nodiscard]] bool valid() const noexcept { return valid_; }
+
+ protected:
+  NativeHandle() noexcept = default;
+  /// Takes `native` of `ctx` (whose reference the caller has taken; may be null).
+  void own(Native native, ContextNode* ctx) noexcept {
+    reset();
+    native_ = native;
+    ctx_ = ctx;
+    valid_ = true;
+  }
+  /// Lets go of the native object now; released afterwards.
+  void reset() noexcept {
+    if (valid_) Kind::free(native_, ctx_);
+    forget();
+  }
+  Native native_{};             ///< the native object (empty when released)
+  ContextNode* ctx_ = nullptr;  ///< a reference to its context while valid (may be null)
+
+ private:
+  void forget() noexcept {
+    native_ = Native{};
+    ctx_ = nullptr;
+    valid_ = false;
+  }
+  bool valid_ = false;
 };
 
 }  // namespace detail

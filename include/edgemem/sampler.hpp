@@ -3,8 +3,10 @@
 /// filtering (cl_sampler). Move-only; keeps its context alive.
 #pragma once
 #include <cstdint>
+#include <utility>
 
 #include <edgemem/context.hpp>
+#include <edgemem/handle.hpp>
 #include <edgemem/native.hpp>
 #include <edgemem/result.hpp>
 
@@ -43,10 +45,15 @@ struct SamplerDesc {
 namespace detail {
 struct ContextNode;
 struct HandleAccess;
+/// How a Sampler lets go of its native sampler (detail::NativeHandle).
+struct SamplerKind {
+  using Native = NativeSampler;                                          ///< cl_sampler on OpenCL
+  static void free(NativeSampler native, ContextNode* ctx) noexcept;  ///< releases it, drops `ctx`
+};
 }  // namespace detail
 
 /// A sampler on one context.
-class Sampler {
+class Sampler : private detail::NativeHandle<detail::SamplerKind> {
  public:
   /// Creates a sampler (clCreateSamplerWithProperties on OpenCL 2.0+ devices, clCreateSampler on 1.2).
   /// Errc: released (ctx), invalid_argument (unknown enum values; repeat or mirrored_repeat without
@@ -61,26 +68,34 @@ class Sampler {
 
   /// An empty (released) sampler.
   Sampler() noexcept = default;
-  Sampler(Sampler&& other) noexcept;             ///< takes over `other`, leaving it released
-  Sampler& operator=(Sampler&& other) noexcept;  ///< releases this, then takes over `other`
-  Sampler(const Sampler&) = delete;
-  Sampler& operator=(const Sampler&) = delete;
-  ~Sampler();  ///< release()
+  /// Takes over `other`, leaving it released (with the default SamplerDesc).
+  Sampler(Sampler&& other) noexcept : NativeHandle(std::move(other)), desc_(other.desc_) { other.desc_ = SamplerDesc{}; }
+  /// Releases this, then takes over `other`.
+  Sampler& operator=(Sampler&& other) noexcept {
+    if (this != &other) {
+      NativeHandle::operator=(std::move(other));
+      desc_ = other.desc_;
+      other.desc_ = SamplerDesc{};
+    }
+    return *this;
+  }
+  ~Sampler() = default;  ///< release()
 
-  /// True until released or moved from.
-  [[nodiscard]] bool valid() const noexcept { return ctx_ != nullptr; }
+  using NativeHandle::valid;  ///< true until released or moved from
   /// Its settings (the default SamplerDesc when released).
   [[nodiscard]] SamplerDesc desc() const noexcept { return desc_; }
   /// Native sampler (cl_sampler on OpenCL) for kernel arguments; empty when released.
   [[nodiscard]] NativeSampler native() const noexcept { return native_; }
   /// Drops the sampler. Idempotent, never fails.
-  Result<void> release() noexcept;
+  Result<void> release() noexcept {
+    reset();
+    desc_ = SamplerDesc{};
+    return {};
+  }
 
  private:
   friend struct detail::HandleAccess;
-  NativeSampler native_{};
   SamplerDesc desc_{};
-  detail::ContextNode* ctx_ = nullptr;  // holds a reference while valid
 };
 
 }  // namespace edgemem

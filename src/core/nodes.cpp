@@ -36,6 +36,14 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
   live_add(n->image ? Live::image : Live::sub_buffer, 1);
 }
 
+MemNode* take_view_node(MemNode* root) noexcept {
+  if (root->spare_view.load(std::memory_order_relaxed) != nullptr) {
+    if (MemNode* spare = root->spare_view.exchange(nullptr, std::memory_order_acquire); spare != nullptr)
+      return new (spare) MemNode();
+  }
+  return make_node<MemNode>();
+}
+
 Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
   EDGEMEM_TRY(check_not_svm(n));
   if (n->parent == nullptr || n->native_state.load(std::memory_order_acquire) == kNativeReady) return n->native;
@@ -142,6 +150,13 @@ void unref(MemNode* n) noexcept {
       heap->take_back(heap, n);
     } else if (n->image) {
       destroy_node(static_cast<ImageNode*>(n));
+    } else if (parent != nullptr && n->ownership == NodeOwnership::none) {
+      // A plain view: its storage waits in the root for the next view (the root frees it when it dies).
+      MemNode* root = n->root;
+      n->~MemNode();
+      MemNode* none = nullptr;
+      if (!root->spare_view.compare_exchange_strong(none, n, std::memory_order_release, std::memory_order_relaxed))
+        DefaultAllocator::deallocate(n, sizeof(MemNode), alignof(MemNode));
     } else {
       destroy_node(n);
     }

@@ -175,6 +175,8 @@ struct MemNode {
   // call on hot paths.
   MemNode() noexcept {}
   ~MemNode() {
+    if (MemNode* spare = spare_view.load(std::memory_order_acquire); spare != nullptr)
+      DefaultAllocator::deallocate(spare, sizeof(MemNode), alignof(MemNode));
     if (maps != nullptr && !maps->lent) destroy_node(maps);
     for (MapSlots* s = spare_maps; s != nullptr;) {
       MapSlots* next = s->spare_next;
@@ -224,6 +226,10 @@ struct MemNode {
   Lock map_lock;
   std::atomic<unsigned> mapped_nodes{0};
   MemNode* mapped_head = nullptr;
+
+  // Root only: the storage of this root's last dead plain view (destroyed, not freed), for the next
+  // view's node, so views made and dropped per frame cost no allocation (take_view_node, unref).
+  std::atomic<MemNode*> spare_view{nullptr};
 
   // Pool blocks and heap runs (see NodeOwnership): who takes the node back, and its index there.
   // `owner` changes only when the owner dies first and hands the node on (orphan()).
@@ -285,6 +291,9 @@ void report_dropped(ContextNode* ctx, const Error& e) noexcept;
 /// `bytes` bytes at root byte `origin`, access `flags`; takes a reference to `parent` and counts a live
 /// sub-buffer. Never fails: a view has no native sub-object until native_of() asks for one.
 void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept;
+/// A fresh MemNode for a view of `root`'s memory: the root's spare (a dead view's storage) when it has
+/// one, else one from the allocator policy; null when that fails.
+MemNode* take_view_node(MemNode* root) noexcept;
 
 /// The native object of `n`: a root's own; for a view, its native sub-object, made on first use
 /// (kernel arguments, migration, pool blocks at init) and kept until the view dies. Thread-safe.

@@ -68,16 +68,16 @@ Cost measure(Body&& body) noexcept {
 
 struct Counts {
   int failures = 0;
-  Cost pool, ring, heap, two_queues;
+  Cost pool, ring, heap, two_queues, views;
 };
 
 Counts run() noexcept {
   Counts c;
   auto ctx = Context::create();
-  if (!ctx) return Counts{1, {}, {}, {}, {}};
+  if (!ctx) return Counts{1, {}, {}, {}, {}, {}};
   auto q = Queue::create(*ctx);
   auto q2 = Queue::create(*ctx);
-  if (!q || !q2) return Counts{1, {}, {}, {}, {}};
+  if (!q || !q2) return Counts{1, {}, {}, {}, {}, {}};
 
   FixedPool<8> pool;
   FixedPool<> dyn_pool;
@@ -85,11 +85,11 @@ Counts run() noexcept {
   Heap heap;
   if (!pool.init(*ctx, *q, kBlock) || !dyn_pool.init(*ctx, *q, kBlock, 8) || !ring.init(*ctx, *q, kBlock) ||
       !heap.init(*ctx, *q, kBlock, 16, Storage::shared))
-    return Counts{1, {}, {}, {}, {}};
+    return Counts{1, {}, {}, {}, {}, {}};
   std::uint32_t host[kBlock / 4 + 1];
   for (std::size_t i = 0; i < sizeof host / 4; ++i) host[i] = static_cast<std::uint32_t>(i * 2654435761u);
   auto model = heap.create_buffer(2 * kBlock);  // a buffer for create_buffer_like to copy the size of
-  if (!model) return Counts{1, {}, {}, {}, {}};
+  if (!model) return Counts{1, {}, {}, {}, {}, {}};
 
   c.pool = measure([&] {
     for (int i = 0; i < kCycles; ++i) {
@@ -155,6 +155,25 @@ Counts run() noexcept {
   };
   two_queue_rounds(200);
   c.two_queues = measure([&] { two_queue_rounds(2000); });
+  // Views made and dropped one at a time, of a plain buffer and of a pool block: a root keeps its last
+  // dead view's storage for the next one, so after the first no view allocates.
+  auto root = Buffer::create(*ctx, 4 * kBlock);
+  auto block = pool.acquire();
+  if (!root || !block) return Counts{1, {}, {}, {}, {}, {}};
+  auto view_rounds = [&](int rounds) {
+    for (int i = 0; i < rounds; ++i) {
+      auto v = root->sub((static_cast<std::size_t>(i) % 3 + 1) * kBlock, kBlock);
+      auto w = block->buffer().sub(0, kBlock);
+      if (!v || !w) {
+        ++c.failures;
+        continue;
+      }
+      c.failures += !cycle(*q, *v, static_cast<std::uint32_t>(i)) + !cycle(*q, *w, static_cast<std::uint32_t>(i) * 11u);
+    }
+  };
+  view_rounds(1);
+  c.views = measure([&] { view_rounds(kCycles); });
+  if (!block->release()) ++c.failures;
   model = Buffer{};
   if (pool.stats().in_use != 0 || dyn_pool.stats().in_use != 0 || ring.stats().pool.in_use != 0 ||
       heap.free_pages() != 16 || heap.live_buffers() != 0)
@@ -178,9 +197,11 @@ TEST_CASE("pool, ring and heap cycles: zero allocations in the steady state") {
   MESSAGE("over " << kCycles << " cycles (backend=" EDGEMEM_BACKEND_NAME ", allocator=" EDGEMEM_ALLOCATOR_NAME
                   << "): edgemem allocations pool " << c.pool.edgemem_allocations << ", ring "
                   << c.ring.edgemem_allocations << ", heap " << c.heap.edgemem_allocations << ", two queues "
-                  << c.two_queues.edgemem_allocations << "; process malloc/new calls "
+                  << c.two_queues.edgemem_allocations << ", views " << c.views.edgemem_allocations
+                  << "; process malloc/new calls "
                   << std::string(EDGEMEM_TEST_COUNT_MALLOC ? "" : "(not counted on this build) ") << "pool " << c.pool.malloc_calls
-                  << ", ring " << c.ring.malloc_calls << ", heap " << c.heap.malloc_calls);
+                  << ", ring " << c.ring.malloc_calls << ", heap " << c.heap.malloc_calls << ", views "
+                  << c.views.malloc_calls);
   CHECK(c.pool.edgemem_allocations == 0);
   CHECK(c.ring.edgemem_allocations == 0);
   CHECK(c.heap.edgemem_allocations == 0);
@@ -189,4 +210,6 @@ TEST_CASE("pool, ring and heap cycles: zero allocations in the steady state") {
   CHECK(c.ring.malloc_calls == 0);
   CHECK(c.heap.malloc_calls == 0);
   CHECK(c.two_queues.malloc_calls == 0);
+  CHECK(c.views.edgemem_allocations == 0);
+  CHECK(c.views.malloc_calls == 0);
 }

@@ -62,10 +62,12 @@ TEST_CASE_FIXTURE(emt::Fixture, "capabilities: migration without the capability 
       CHECK_ERRC(q.migrate(buf, to), Errc::unsupported);
       CHECK_ERRC(q.migrate(*sub, to), Errc::unsupported);
       CHECK_ERRC(emt::settle(q.migrate_async(buf, to)), Errc::unsupported);
+      CHECK(!ctx.info().caps.sub_buffer_migration);  // implies migration
     } else {
       CHECK_OK(q.migrate(buf, to));
-      CHECK_OK(q.migrate(*sub, to));
+      CHECK_OK(q.migrate(*sub, to));  // moved (caps.sub_buffer_migration), else an ordering point
       CHECK_OK(emt::settle(q.migrate_async(buf, to)));
+      CHECK_OK(emt::settle(q.migrate_async(*sub, to)));
     }
     CHECK(snapshot(buf) == contents);
   }

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <thread>
 
-#include "test_helpers.hpp"
+#include "dlpack_helpers.hpp"
 
 using namespace edgemem;
 
@@ -32,7 +32,7 @@ struct HostBlock {
   HostBlock& operator=(const HostBlock&) = delete;
 };
 
-constexpr DLDataType kF32{kDLFloat, 32, 1};
+using emt::kF32;
 constexpr DLDataType kU8{kDLUInt, 8, 1};
 
 std::int64_t live_buffers() { return live_objects().buffers + live_objects().sub_buffers; }
@@ -202,26 +202,22 @@ TEST_CASE("dlpack: which buffers export: create_exportable, SVM grains, device b
     CHECK((*t)->dl_tensor.data == s->pointer());
     (*t)->deleter(*t);
   }
-  for (Storage st : {Storage::device, Storage::host, Storage::shared}) {
-    auto d = Buffer::create(f.ctx, 1024, st);
-    REQUIRE_OK(d);
-    auto t = to_dlpack(*d, kF32, shape, 1);
+  emt::each_storage_tensor(f, [&](Storage, Buffer& d, Result<DLManagedTensor*>& t) {
     if (!t) {
       CHECK_ERRC(t, Errc::unsupported);  // bytes reached only inside a map (OpenCL's buffers)
-      continue;
+      return;
     }
     // Bytes the host reaches (kDLCPU; CUDA's pinned and managed memory) are checked through the pointer;
     // each backend's own conformance cases check which device types its storages export as.
     const DLDeviceType type = (*t)->dl_tensor.device.device_type;
     if (type == kDLCPU || type == kDLCUDAHost || type == kDLCUDAManaged) {
       const emt::Bytes data = emt::random_bytes(1024);
-      CHECK_OK(f.q.write(*d, 0, data.data(), data.size()));
+      CHECK_OK(f.q.write(d, 0, data.data(), data.size()));
       CHECK(std::memcmp((*t)->dl_tensor.data, data.data(), data.size()) == 0);
     } else {
       CHECK((*t)->dl_tensor.data != nullptr);
     }
-    (*t)->deleter(*t);
-  }
+  });
   CHECK(live_buffers() == base);
 }
 

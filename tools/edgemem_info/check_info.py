@@ -19,7 +19,7 @@ ACCESSES = ["read_only", "write_only", "read_write", "kernel_read_write"]
 CAPS = {"images": bool, "image_from_buffer": bool, "image_from_sub_buffer": bool, "svm_coarse": bool,
         "svm_fine_buffer": bool, "svm_fine_system": bool, "svm_migration": bool, "max_fill_pattern_bytes": int,
         "fill_pattern_sizes": list, "external_memory": dict, "unified_memory": bool,
-        "caller_memory_in_place": bool, "migration": bool,
+        "caller_memory_in_place": bool, "migration": bool, "sub_buffer_migration": bool,
         "host_access_flags": bool}
 LIMITS = ["max_width_2d", "max_height_2d", "max_width_3d", "max_height_3d", "max_depth_3d",
           "max_array_size", "max_buffer_pixels", "pitch_align_pixels", "base_align_pixels"]
@@ -267,7 +267,7 @@ def main():
         check(rc == 0, f"exit status {rc}: {err}")
         print(out)
         for label in ["unified memory", "images", "image from buffer", "image from sub-buffer", "fill pattern sizes",
-                      "migration", "host access flags"]:
+                      "migration", "sub-buffer migration", "host access flags"]:
             check(re.search(rf"^  {re.escape(label)} +no$", out, re.M), f"'{label}' does not say no")
         check("Image formats" not in out, "an image format table without images")
         rc, js, err = run(exe, ["--json"], env)
@@ -276,7 +276,8 @@ def main():
         for d in (doc or {}).get("devices", []):
             c = d.get("capabilities", {})
             check(not any(c.get(k) for k in ["images", "image_from_buffer", "image_from_sub_buffer", "unified_memory",
-                                             "migration", "host_access_flags"]), f"caps still on: {c}")
+                                             "migration", "sub_buffer_migration", "host_access_flags"]),
+                  f"caps still on: {c}")
             check(c.get("max_fill_pattern_bytes") == 0 and c.get("fill_pattern_sizes") == [], "fill still on")
         rc, out, err = run(exe, ["--no-profile"], {"EDGEMEM_HOST_CAPS": "fill=3"})
         check(rc == 1 and "no device: invalid_argument" in out, f"malformed EDGEMEM_HOST_CAPS: exit {rc}, {out!r}")

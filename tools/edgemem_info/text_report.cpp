@@ -133,6 +133,7 @@ void capabilities(std::FILE* out, const DeviceReport& r) {
   for (std::size_t n = 1; n != 0 && n <= c.max_fill_pattern_bytes; n *= 2) fill += (fill.empty() ? "" : " ") + num(n);
   t.row({"fill pattern sizes", fill.empty() ? "no" : fill + " bytes"});
   t.row({"migration", yes_no(c.migration)});
+  t.row({"sub-buffer migration", yes_no(c.sub_buffer_migration)});
   t.row({"host access flags", yes_no(c.host_access_flags)});
   t.print(false);
   if (!c.images) return;

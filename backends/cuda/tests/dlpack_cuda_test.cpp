@@ -7,21 +7,15 @@
 #include <cstdint>
 #include <cstring>
 
-#include <edgemem/dlpack.hpp>
-
-#include "conformance/test_helpers.hpp"
+#include "conformance/dlpack_helpers.hpp"
 
 using namespace edgemem;
 
 TEST_CASE("dlpack (CUDA backend): device memory as kDLCUDA, pinned as kDLCUDAHost, managed as kDLCUDAManaged") {
   emt::Fixture f;
-  const std::int64_t shape[1] = {256};
-  for (Storage st : {Storage::device, Storage::host, Storage::shared}) {
-    auto d = Buffer::create(f.ctx, 1024, st);
-    REQUIRE_OK(d);
-    auto t = to_dlpack(*d, DLDataType{kDLFloat, 32, 1}, shape, 1);
+  emt::each_storage_tensor(f, [&](Storage st, Buffer& d, Result<DLManagedTensor*>& t) {
     REQUIRE_OK(t);
-    auto native = d->native();
+    auto native = d.native();
     REQUIRE_OK(native);
     const DLDevice dev = (*t)->dl_tensor.device;
     if (st == Storage::device) {
@@ -31,10 +25,9 @@ TEST_CASE("dlpack (CUDA backend): device memory as kDLCUDA, pinned as kDLCUDAHos
     } else {
       CHECK(dev.device_type == (st == Storage::host ? kDLCUDAHost : kDLCUDAManaged));
       const emt::Bytes data = emt::random_bytes(1024);
-      CHECK_OK(f.q.write(*d, 0, data.data(), data.size()));
+      CHECK_OK(f.q.write(d, 0, data.data(), data.size()));
       CHECK(std::memcmp((*t)->dl_tensor.data, data.data(), data.size()) == 0);
     }
-    (*t)->deleter(*t);
-  }
+  });
 }
 #endif

@@ -131,26 +131,10 @@ struct Stages::Own {
 
 Stages::~Stages() { delete own_; }
 
-Result<void> Stages::init(const Context& ctx, Queue& q, std::size_t width, std::size_t height,
-                          bool allow_images) noexcept {
-  if (own_ != nullptr) return fail(Errc::busy, "Stages::init: already made");
+Result<void> Stages::init_own(const Context& ctx) noexcept {
   own_ = new (std::nothrow) Own;
   if (own_ == nullptr) return fail(Errc::out_of_host_memory, "Stages::init: no memory for the kernels' state");
-  q_ = &q;
-  w_ = width;
-  h_ = height;
-  images_ = allow_images && rgba8_images(ctx, width, height);
-  if (images_) {
-    const ImageDesc d = ImageDesc::shape(1, height, width, 4, ChannelType::unorm_int8);
-    EDGEMEM_TRY_ASSIGN(rgb_img_, Image::create(ctx, d));
-    EDGEMEM_TRY_ASSIGN(overlay_img_, Image::create(ctx, d));
-    EDGEMEM_TRY_ASSIGN(nearest_, Sampler::create(ctx, false, AddressMode::clamp_to_edge, FilterMode::nearest));
-    EDGEMEM_TRY_ASSIGN(linear_, Sampler::create(ctx, false, AddressMode::clamp_to_edge, FilterMode::linear));
-  } else {
-    EDGEMEM_TRY_ASSIGN(rgb_buf_, Buffer::create(ctx, width * height * 4));
-    EDGEMEM_TRY_ASSIGN(overlay_buf_, Buffer::create(ctx, width * height * 4));
-  }
-  EDGEMEM_TRY_ASSIGN(own_->luma, Buffer::create(ctx, width * height * sizeof(float)));
+  EDGEMEM_TRY_ASSIGN(own_->luma, Buffer::create(ctx, w_ * h_ * sizeof(float)));
   const NativeContext n = ctx.native();
   cl_int err = CL_SUCCESS;
   own_->program = clCreateProgramWithSource(n.context, 1, &kSource, nullptr, &err);

@@ -4,19 +4,12 @@
 #include <edgemem/config.hpp>
 
 #if EDGEMEM_HAS_DLPACK
-#include <edgemem/dlpack.hpp>
-
-#include "conformance/test_helpers.hpp"
+#include "conformance/dlpack_helpers.hpp"
 
 using namespace edgemem;
 
 TEST_CASE("dlpack (OpenCL backend): a plain buffer of any storage answers unsupported") {
   emt::Fixture f;
-  const std::int64_t shape[1] = {256};
-  for (Storage st : {Storage::device, Storage::host, Storage::shared}) {
-    auto d = Buffer::create(f.ctx, 1024, st);
-    REQUIRE_OK(d);
-    CHECK_ERRC(to_dlpack(*d, DLDataType{kDLFloat, 32, 1}, shape, 1), Errc::unsupported);
-  }
+  emt::each_storage_tensor(f, [&](Storage, Buffer&, Result<DLManagedTensor*>& t) { CHECK_ERRC(t, Errc::unsupported); });
 }
 #endif
