@@ -19,8 +19,7 @@ Result<Sampler> Sampler::create(const Context& ctx, const SamplerDesc& desc) noe
   if (!desc.valid())
     return fail(Errc::invalid_argument, "repeat and mirrored_repeat need normalised coordinates (undefined in OpenCL)");
   if (!cn->info.caps.images) return fail(Errc::unsupported, "the device has no images (DeviceInfo::caps)");
-  const unsigned version = cn->info.version_major * 10 + (cn->info.version_minor < 10 ? cn->info.version_minor : 9);
-  EDGEMEM_TRY_ASSIGN(const NativeSampler native, Backend::sampler_create(cn->native, desc, version));
+  EDGEMEM_TRY_ASSIGN(const NativeSampler native, Backend::sampler_create(cn->native, desc, cn->info));
   Sampler s;
   detail::retain(cn);
   s.own(native, cn);

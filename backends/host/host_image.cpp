@@ -172,7 +172,7 @@ Result<Host::MappedImage> Host::map_image(NativeQueue q, const NativeMem& image,
   return m;
 }
 
-Result<Host::NativeSampler> Host::sampler_create(const NativeContext&, const SamplerDesc& d, unsigned) noexcept {
+Result<Host::NativeSampler> Host::sampler_create(const NativeContext&, const SamplerDesc& d, const DeviceInfo&) noexcept {
   return static_cast<NativeSampler>(1u | (d.normalized_coords ? 2u : 0u) | static_cast<unsigned>(d.address) << 2 |
                                     static_cast<unsigned>(d.filter) << 5);
 }

@@ -343,14 +343,15 @@ Result<OpenCL::MappedImage> OpenCL::map_image(NativeQueue q, const NativeMem& im
 }
 
 Result<OpenCL::NativeSampler> OpenCL::sampler_create(const NativeContext& ctx, const SamplerDesc& s,
-                                                     unsigned version) noexcept {
+                                                     const DeviceInfo& info) noexcept {
+  const bool opencl20 = info.version_major >= 2;  // clCreateSamplerWithProperties: OpenCL 2.0
   static constexpr cl_addressing_mode kAddress[] = {CL_ADDRESS_NONE, CL_ADDRESS_CLAMP_TO_EDGE, CL_ADDRESS_CLAMP,
                                                     CL_ADDRESS_REPEAT, CL_ADDRESS_MIRRORED_REPEAT};
   const cl_addressing_mode address = kAddress[static_cast<unsigned>(s.address)];
   const cl_filter_mode filter = s.filter == FilterMode::linear ? CL_FILTER_LINEAR : CL_FILTER_NEAREST;
   cl_int status = CL_SUCCESS;
   cl_sampler sampler = nullptr;
-  if (version >= 20 && clCreateSamplerWithProperties != nullptr) {
+  if (opencl20 && clCreateSamplerWithProperties != nullptr) {
     const cl_ulong props[] = {CL_SAMPLER_NORMALIZED_COORDS, s.normalized_coords ? 1u : 0u, CL_SAMPLER_ADDRESSING_MODE,
                               address, CL_SAMPLER_FILTER_MODE, filter, 0};
     sampler = clCreateSamplerWithProperties(ctx.context, props, &status);

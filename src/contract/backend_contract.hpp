@@ -89,8 +89,9 @@
 ///   (the buffer side tightly packed at `offset` of a root object), map_image (blocking; reports the
 ///   mapping's pitches; undone by the buffer group's unmap with the image's native object).
 ///   Errc: out_of_device_memory, out_of_host_memory; access_denied as for buffers.
-/// - sampler_create(ctx, desc, version): a sampler (desc checked valid; `version` is the device's
-///   major * 10 + minor: 20 and above may use the properties call). sampler_release(s) drops it.
+/// - sampler_create(ctx, desc, info): a sampler (desc checked valid; `info` is what the backend filled
+///   in at context creation, so it picks its call from its own facts, never from a driver query).
+///   sampler_release(s) drops it.
 ///
 /// svm (optional; the common layer calls it only for a grain DeviceInfo::caps has). Allocations are
 /// roots of the common layer like buffers (views, maps, ordering and pools are its own); an SvmAddress
@@ -109,8 +110,10 @@
 ///   visible to the host, blocking. svm_unmap(q, at, ev): undoes it (`at` as mapped); blocking or async.
 ///   Errc: backend_failure.
 ///
-/// external (optional): declared in contract::Group so capabilities and backends can name it; its
-/// operations are added with the external memory issue (#17).
+/// external (optional; the common layer calls it only for a kind DeviceInfo::caps.external_memory has):
+/// mem_import (foreign memory described by ImportDesc as a root's native object), external_acquire /
+/// external_release (around each command and map on a root whose ExternalRef says `bracketed`: the
+/// cl_khr_external_memory acquire and release). Each row is documented at EDGEMEM_EXTERNAL_OPERATIONS.
 #pragma once
 #include <cstddef>
 #include <type_traits>
@@ -214,7 +217,7 @@
     (NativeQueue q, const NativeMem& image, const ImageLayout& layout, Access access, const ImageRegion& region, \
      const CommandEvents& ev))                                                                                  \
   X(image, sampler_create, before, out_of_host_memory, Result<NativeSampler>,                                  \
-    (const NativeContext& ctx, const SamplerDesc& desc, unsigned version))                                      \
+    (const NativeContext& ctx, const SamplerDesc& desc, const DeviceInfo& info))                                \
   X(image, sampler_release, never, released, void, (NativeSampler s))
 
 /// The operations of the svm group (same columns as EDGEMEM_DEVICE_OPERATIONS).
@@ -322,7 +325,7 @@ template <class B, class = void>
 struct has_types : std::false_type {};
 template <class B>
 struct has_types<B, std::void_t<typename B::NativeContext, typename B::NativeQueue, typename B::NativeMem,
-                                typename B::NativeEvent, decltype(B::name), decltype(B::groups),
+                                typename B::NativeEvent, typename B::NativeSampler, decltype(B::name), decltype(B::groups),
                                 decltype(B::completes_at_enqueue), decltype(B::unmap_waits)>> : std::true_type {};
 }  // namespace check
 

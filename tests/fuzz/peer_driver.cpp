@@ -311,8 +311,8 @@ void attack_ring(Reader& in) {
       case 4:
       case 5: {  // the peer writes 1 to 8 bytes anywhere in the control block (48 bytes, and a little past)
         const std::size_t at = in.u8() % 64, k = 1 + in.u8() % 8;
-        unsigned char bytes[8];
-        in.bytes(bytes, k);
+        unsigned char bytes[8] = {};
+        for (std::size_t i = 0; i < k && i < sizeof bytes; ++i) bytes[i] = in.u8();  // (g++ -O3 misjudges in.bytes here)
         std::memcpy(control + at, bytes, k);
         break;
       }
