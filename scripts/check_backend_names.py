@@ -30,7 +30,7 @@ ALLOWED = {
     "tests/consumer/": "the subproject consumer builds the dependency-free backend (issue #35: every backend)",
     "scripts/gpu_ordering_stage.sh": "stages the NVIDIA machine's OpenCL and CUDA builds by hand",
 }
-SKIP_SUFFIXES = (".md", ".bin", ".png", ".json", ".txt", ".supp")
+SKIP_SUFFIXES = (".md", ".bin", ".png", ".json", ".supp")  # prose and data
 SKIP_PREFIXES = ("backends/", "docs/", "subprojects/")
 
 
@@ -63,7 +63,7 @@ def strip_comments(path, text):
                     quote = None
             elif ch in "'\"":
                 quote = ch
-            elif ch == "#" or (ch == ";" and path.endswith(".ini")):
+            elif (ch == "#" and (i == 0 or line[i - 1] not in "${")) or (ch == ";" and path.endswith(".ini")):
                 cut = i
                 break
         out.append(line[:cut])
@@ -83,12 +83,15 @@ def main():
     if choices != ["auto"] + names:
         fail(f"meson_options.txt memory_backend choices {choices}, expected {['auto'] + names}", problems)
 
-    # Variables each backend's meson.build defines (rule 3).
+    # Variables each backend's meson.build files define (rule 3): its entry's, its tests' and benches'.
     backend_vars = {}
     for b in folders:
-        for var in re.findall(r"^\s*([a-z_][a-z0-9_]*)\s*\+?=", open(os.path.join(ROOT, "backends", b, "meson.build")).read(), re.M):
-            if var != "backend_registry":
-                backend_vars[var] = b
+        for dirpath, _, names_here in os.walk(os.path.join(ROOT, "backends", b)):
+            if "meson.build" not in names_here:
+                continue
+            for var in re.findall(r"^\s*([a-z_][a-z0-9_]*)\s*\+?=", open(os.path.join(dirpath, "meson.build")).read(), re.M):
+                if var != "backend_registry":
+                    backend_vars[var] = b
 
     alt = "|".join(map(re.escape, names))
     macro = re.compile(r"\bEDGEMEM_BACKEND_(%s)\b" % "|".join(n.upper() for n in names))

@@ -14,6 +14,7 @@ backend_ci_cuda() {
     return 0
   fi
   local suites=cuda
-  if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then suites=""; fi
+  # (grep without -q: under pipefail, grep -q quitting early would fail ldconfig with SIGPIPE)
+  if ldconfig -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then suites=""; fi
   build_and_test_suites build-test-cuda "$suites" -Dmemory_backend=cuda -Dlive_counters=true
 }

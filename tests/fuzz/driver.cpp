@@ -47,7 +47,7 @@ constexpr unsigned kMigrationToDeviceDiscard = 2;  ///< Migration::to_device_dis
 
 // ---- state of the run ------------------------------------------------------------------------
 
-/// Targets: this build's own library and at most one renamed copy (tests/fuzz/meson.build).
+/// Targets: this build's own library and every renamed copy linked (FZ_TARGETS, tests/fuzz/meson.build).
 #define FZ_TARGET(ns) +1
 constexpr std::size_t kMaxTargets = std::max<std::size_t>(1, 0 FZ_TARGETS);  // every linked build
 #undef FZ_TARGET

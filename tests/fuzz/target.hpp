@@ -1,7 +1,7 @@
 // The backend-neutral interface between the differential fuzz driver and one build of edgemem.
 // adapter.cpp implements it and is compiled once per library build (host, OpenCL, CUDA), the renamed
-// copies with the library's namespace renamed by the preprocessor (-Dedgemem=edgemem_host /
-// edgemem_ocl), so two builds live in one process. This header names no edgemem type: plain ints
+// copies with the library's namespace renamed by the preprocessor (-Dedgemem=edgemem_<backend>), so
+// several builds live in one process. This header names no edgemem type: plain ints
 // and structs only.
 #pragma once
 #include <cstddef>
