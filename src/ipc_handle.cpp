@@ -40,28 +40,6 @@ Result<IpcHandle> IpcHandle::adopt(int fd, const IpcDescriptor& desc) noexcept {
   return IpcHandle(fd, desc);
 }
 
-IpcHandle::IpcHandle(IpcHandle&& other) noexcept : fd_(other.fd_), desc_(other.desc_) { other.fd_ = -1; }
-
-IpcHandle& IpcHandle::operator=(IpcHandle&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) detail::close_fd(fd_);
-    fd_ = other.fd_;
-    desc_ = other.desc_;
-    other.fd_ = -1;
-  }
-  return *this;
-}
-
-IpcHandle::~IpcHandle() {
-  if (fd_ >= 0) detail::close_fd(fd_);
-}
-
-int IpcHandle::release_fd() noexcept {
-  const int fd = fd_;
-  fd_ = -1;
-  return fd;
-}
-
 #if EDGEMEM_HAS_SCM_RIGHTS
 namespace {
 
@@ -95,14 +73,15 @@ struct Message {
 }  // namespace
 
 Result<void> IpcHandle::send(int socket) const noexcept {
-  if (fd_ < 0) return fail(Errc::released, "the IPC handle is empty");
+  if (!valid()) return fail(Errc::released, "the IPC handle is empty");
   IpcDescriptor desc = desc_;
   Message m(&desc, 1);
   cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd_, sizeof(int));
+  const int fd = fd_.get();
+  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
   ssize_t sent;
   do {
     sent = sendmsg(socket, &m.msg, MSG_NOSIGNAL);

@@ -1,8 +1,9 @@
-/// @file handle.hpp  The two lifetimes every handle is written with, once. detail::Handle<Node> (Buffer,
+/// @file handle.hpp  The lifetimes handles are written with, once. detail::Handle<Node> (Buffer,
 /// Context, Queue, Image, Svm): one pointer to a reference-counted node. detail::NativeHandle<Kind>
-/// (Event, Sampler): one native object of a context plus a reference to that context. Moving takes
-/// either over (the source is left released); destroying or move-assigning over one lets go of what it
-/// held, exactly once. Not for direct use.
+/// (Event, Sampler): one native object of a context plus a reference to that context.
+/// detail::UniqueFd (IpcHandle): one file descriptor. Moving takes any of them over (the source is left
+/// released); destroying or move-assigning over one lets go of what it held, exactly once. Not for
+/// direct use.
 #pragma once
 
 namespace edgemem {
@@ -110,6 +111,46 @@ class NativeHandle {
     valid_ = false;
   }
   bool valid_ = false;
+};
+
+/// Closes `fd` (>= 0), keeping errno.
+void close_fd(int fd) noexcept;
+
+/// The move-only ownership of one file descriptor (-1: none), closed once by reset() or the destructor.
+class UniqueFd {
+ public:
+  UniqueFd() noexcept = default;                  ///< no fd
+  explicit UniqueFd(int fd) noexcept : fd_(fd) {}  ///< takes `fd` (-1: none)
+  UniqueFd(UniqueFd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }  ///< takes over `other`
+  /// Closes this one's fd, then takes over `other` (left with none).
+  UniqueFd& operator=(UniqueFd&& other) noexcept {
+    if (this != &other) {
+      reset();
+      fd_ = other.fd_;
+      other.fd_ = -1;
+    }
+    return *this;
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd() { reset(); }  ///< closes the fd
+
+  /// The fd (-1: none); still owned.
+  [[nodiscard]] int get() const noexcept { return fd_; }
+  /// Gives up the fd to the caller (-1 when none), leaving none.
+  [[nodiscard]] int release() noexcept {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  /// Closes the fd now; none afterwards.
+  void reset() noexcept {
+    if (fd_ >= 0) close_fd(fd_);
+    fd_ = -1;
+  }
+
+ private:
+  int fd_ = -1;
 };
 
 }  // namespace detail

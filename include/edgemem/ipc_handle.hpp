@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <edgemem/handle.hpp>
 #include <edgemem/result.hpp>
 
 namespace edgemem {
@@ -77,11 +78,9 @@ class IpcHandle {
   [[nodiscard]] static Result<IpcHandle> receive(int socket) noexcept;
 
   IpcHandle() noexcept = default;  ///< an empty (released) handle
-  IpcHandle(IpcHandle&& other) noexcept;             ///< takes over `other`, leaving it empty
-  IpcHandle& operator=(IpcHandle&& other) noexcept;  ///< closes this fd, then takes over `other`
-  IpcHandle(const IpcHandle&) = delete;
-  IpcHandle& operator=(const IpcHandle&) = delete;
-  ~IpcHandle();  ///< closes the fd
+  IpcHandle(IpcHandle&& other) noexcept = default;             ///< takes over `other`, leaving it empty
+  IpcHandle& operator=(IpcHandle&& other) noexcept = default;  ///< closes this fd, then takes over `other`
+  ~IpcHandle() = default;                                      ///< closes the fd
 
   /// Sends the descriptor and a duplicate of the fd on the connected UNIX socket `socket` (SCM_RIGHTS,
   /// no SIGPIPE); this handle stays valid. Errc: released (empty handle, or the peer closed the
@@ -89,17 +88,17 @@ class IpcHandle {
   [[nodiscard]] Result<void> send(int socket) const noexcept;
 
   /// True while it holds an fd (not moved from, not consumed by Buffer::import).
-  [[nodiscard]] bool valid() const noexcept { return fd_ >= 0; }
+  [[nodiscard]] bool valid() const noexcept { return fd_.get() >= 0; }
   /// The fd it owns (-1 when empty); still owned by the handle.
-  [[nodiscard]] int fd() const noexcept { return fd_; }
+  [[nodiscard]] int fd() const noexcept { return fd_.get(); }
   /// The descriptor (offset, size, device identity).
   [[nodiscard]] const IpcDescriptor& descriptor() const noexcept { return desc_; }
   /// Gives up the fd to the caller, leaving the handle empty (-1 when it was empty).
-  [[nodiscard]] int release_fd() noexcept;
+  [[nodiscard]] int release_fd() noexcept { return fd_.release(); }
 
  private:
   IpcHandle(int fd, const IpcDescriptor& desc) noexcept : fd_(fd), desc_(desc) {}
-  int fd_ = -1;
+  detail::UniqueFd fd_;
   IpcDescriptor desc_{};
 };
 
