@@ -11,17 +11,18 @@ namespace edgemem {
 
 using detail::Backend;
 using detail::MemNode;
+using detail::RootNode;
 
 namespace {
 
-Result<MemNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc, bool wrapped) noexcept {
+Result<RootNode*> make_root(detail::ContextNode* cn, const Backend::MemDesc& desc, bool wrapped) noexcept {
   if (cn == nullptr) return fail(Errc::released, "context is released");
   if (desc.bytes == 0) return fail(Errc::invalid_argument, "size is zero");
   if (desc.bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
   EDGEMEM_TRY(detail::check_mem_flags(desc.flags));
   EDGEMEM_TRY(detail::check_host_flags_supported(cn, desc.flags));
   EDGEMEM_TRY(detail::check_storage(desc.storage));
-  return detail::make_root_node(cn, desc.bytes, [&](MemNode* node) -> Result<void> {
+  return detail::make_root_node(cn, desc.bytes, [&](RootNode* node) -> Result<void> {
     EDGEMEM_TRY_ASSIGN(node->native, Backend::mem_create(cn->native, desc));
     node->storage = desc.storage;
     node->flags = desc.flags;
@@ -47,22 +48,21 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, Ado
   auto drop_native = [&] {
     if (mode == AdoptMode::retain) Backend::mem_release(mem);
   };
-  MemNode* node = detail::make_node<MemNode>();
+  RootNode* root_node = a.is_sub ? nullptr : detail::make_node<RootNode>();
+  MemNode* node = a.is_sub ? detail::make_node<MemNode>() : root_node;
   MemNode* parent = nullptr;
   if (node != nullptr && a.is_sub) {
     auto adopted_parent = adopt_node(cn, a.parent, mode);
     if (!adopted_parent) {
       drop_native();
-      detail::destroy_node(node);
+      detail::destroy_mem_node(node);
       return fail(adopted_parent.error());
     }
     parent = *adopted_parent;
   }
-  if (node == nullptr || (parent == nullptr && !detail::attach_root_state(node))) {
-    if (node != nullptr) {
-      detail::destroy_pending_table(node->pending);
-      detail::destroy_node(node);
-    }
+  if (node == nullptr || (root_node != nullptr && !detail::attach_root_state(root_node))) {
+    if (root_node != nullptr) detail::destroy_pending_table(root_node->pending);
+    if (node != nullptr) detail::destroy_mem_node(node);
     drop_native();
     if (parent != nullptr) detail::unref(parent);
     return fail(Errc::out_of_host_memory, "no memory for the adopted buffer's bookkeeping");
@@ -83,7 +83,7 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, Ado
     node->flags = a.flags;
     node->wrapped = a.wrapped;
     // The overlap checks read the root's caller memory (an adopted sub-buffer's root records it).
-    node->host = static_cast<const std::byte*>(a.host);
+    root_node->host = static_cast<const std::byte*>(a.host);
     detail::live_add(detail::Live::buffer, 1);
   }
   node->native = mem;
@@ -120,7 +120,7 @@ Result<Buffer> Buffer::wrap(const Context& ctx, void* data, std::size_t bytes, M
   return Buffer(n);
 }
 
-Result<MemNode*> detail::wrap_root(ContextNode* cn, void* data, std::size_t bytes, MemFlags flags,
+Result<RootNode*> detail::wrap_root(ContextNode* cn, void* data, std::size_t bytes, MemFlags flags,
                                    bool host_read_only) noexcept {
   Backend::MemDesc desc = describe(bytes, Storage::host, flags);
   desc.use_host = data;
@@ -148,11 +148,14 @@ Result<Buffer> Buffer::sub(std::size_t offset, std::size_t bytes, MemFlags flags
 namespace detail {
 
 Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, MemFlags flags) noexcept {
-  EDGEMEM_TRY(detail::check_range(offset, bytes, node->bytes));
-  EDGEMEM_TRY(detail::check_mem_flags(flags));
-  if (!detail::flags_narrow(node->flags, flags))
-    return fail(Errc::invalid_argument, "a sub-buffer's flags may only narrow its parent's access");
-  EDGEMEM_TRY(detail::check_host_flags_supported(node->ctx, flags));
+  if (bytes == 0 || offset > node->bytes || bytes > node->bytes - offset)
+    return fail(detail::check_range(offset, bytes, node->bytes).error());
+  if (flags != node->flags) {  // the parent's own flags were checked when it was made
+    EDGEMEM_TRY(detail::check_mem_flags(flags));
+    if (!detail::flags_narrow(node->flags, flags))
+      return fail(Errc::invalid_argument, "a sub-buffer's flags may only narrow its parent's access");
+    EDGEMEM_TRY(detail::check_host_flags_supported(node->ctx, flags));
+  }
   const std::size_t origin = node->origin + offset;
   if (!detail::is_multiple_of(origin, node->ctx->info.base_align_bytes))
     return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");

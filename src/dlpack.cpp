@@ -14,6 +14,7 @@
 namespace edgemem {
 
 using detail::MemNode;
+using detail::RootNode;
 
 namespace {
 
@@ -129,7 +130,7 @@ Result<ExportTarget> export_target(const Buffer& buf) noexcept {
   if (n == nullptr) return fail(Errc::released, "buffer is released");
   if (has(n->flags, MemFlags::host_write_only) || has(n->flags, MemFlags::host_no_access))
     return fail(Errc::access_denied, "the buffer's host-access flags forbid host reads");
-  const MemNode* root = n->root;
+  const RootNode* root = n->root;
   if (root->svm != nullptr) {
     if (root->svm_grain == SvmGrain::coarse)
       return fail(Errc::unsupported, "coarse-grain SVM is reached only inside a map: map it and export the Mapping");
@@ -270,7 +271,7 @@ Result<Buffer> from_dlpack(const Context& ctx, DLManagedTensor* tensor, MemFlags
     return fail(b.error());
   }
   rec->tensor = tensor;
-  detail::node_of(*b)->external = rec;
+  detail::node_of(*b)->root->external = rec;
   return b;
 }
 

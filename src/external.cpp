@@ -19,6 +19,7 @@ using detail::Backend;
 using detail::ContextNode;
 using detail::FdRecord;
 using detail::MemNode;
+using detail::RootNode;
 
 const char* to_string(ImportPath path) noexcept {
   switch (path) {
@@ -73,7 +74,7 @@ Result<Buffer> copy_in(const Context& ctx, const void* data, std::size_t bytes, 
   if (!marker) return fail(marker.error());
   (*marker)->path = ImportPath::copy;
   (*marker)->read_only = read_only_import(flags);
-  detail::node_of(*b)->external = *marker;
+  detail::node_of(*b)->root->external = *marker;
   return b;
 }
 
@@ -111,7 +112,7 @@ Result<Buffer> driver_import(const Context& ctx, ContextNode* cn, const External
     desc.bytes = m.bytes;
     desc.flags = flags;
     ImportPath path = ImportPath::none;
-    auto node = detail::make_root_node(cn, m.bytes, [&](MemNode* n) -> Result<void> {
+    auto node = detail::make_root_node(cn, m.bytes, [&](RootNode* n) -> Result<void> {
       EDGEMEM_TRY_ASSIGN(n->native, B::mem_import(cn->native, desc, path));
       n->flags = flags;
       return {};
@@ -241,7 +242,7 @@ ImportPath Buffer::import_path() const noexcept {
 
 Result<IpcHandle> Buffer::export_handle() const noexcept {
   if (node_ == nullptr) return fail(Errc::released, "buffer is released");
-  const MemNode* root = node_->root;
+  const RootNode* root = node_->root;
   const detail::ExternalRef* rec = root->external;
   if (rec == nullptr || !rec->sealed || rec->fd < 0)
     return fail(Errc::unsupported, "only memory made by create_exportable() or a sealed memfd import is exported");

@@ -18,6 +18,7 @@ namespace edgemem {
 using detail::Backend;
 using detail::ByteRange;
 using detail::MemNode;
+using detail::RootNode;
 
 namespace {
 
@@ -30,7 +31,7 @@ struct Reserved {
 /// Under the root's lock: the first open slot of any node of `root` (other than slot `skip` of node
 /// `self`) for which `match(node, slot)` holds, or null.
 template <class Match>
-detail::MapSlot* find_open_slot(MemNode* root, const MemNode* self, unsigned skip, Match&& match) noexcept {
+detail::MapSlot* find_open_slot(RootNode* root, const MemNode* self, unsigned skip, Match&& match) noexcept {
   for (MemNode* m = root->mapped_head; m != nullptr; m = m->maps->next) {
     for (unsigned j = 0; j < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++j) {
       if ((m->maps->used >> j & 1u) == 0 || (m == self && j == skip)) continue;
@@ -43,7 +44,7 @@ detail::MapSlot* find_open_slot(MemNode* root, const MemNode* self, unsigned ski
 /// Reserves a slot of `n` for root-relative `range` on queue `queue` (the node's slots are made on its
 /// first map). Errc: busy (conflict), exhausted (no free slot), out_of_host_memory (no slots).
 Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::uint64_t queue) noexcept {
-  MemNode* root = n->root;
+  RootNode* root = n->root;
   std::lock_guard<detail::Lock> lock(root->map_lock);
   if (detail::mapping_conflicts_locked(root, range, access != Access::read))
     return fail(Errc::busy, "range conflicts with an open mapping");
@@ -91,7 +92,7 @@ Result<Reserved> reserve_slot(MemNode* n, ByteRange range, Access access, std::u
 }
 
 void release_slot_locked(MemNode* n, unsigned index) noexcept {
-  MemNode* root = n->root;
+  RootNode* root = n->root;
   n->maps->used &= ~(std::uint64_t{1} << index);
   if (--n->maps->count != 0) return;
   if (n->maps->prev != nullptr) n->maps->prev->maps->next = n->maps->next;
@@ -357,7 +358,7 @@ namespace {
 /// memory a wrap uses, an import or export, shared virtual memory. An unmap() of such memory waits on
 /// the host; any other is ordered before every later command by the pending table alone.
 bool host_reaches(const MemNode* n) noexcept {
-  const MemNode* root = n->root;
+  const RootNode* root = n->root;
   return root->host != nullptr || root->external != nullptr || root->svm != nullptr;
 }
 

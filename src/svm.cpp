@@ -9,6 +9,7 @@ namespace edgemem {
 
 using detail::Backend;
 using detail::MemNode;
+using detail::RootNode;
 
 namespace {
 
@@ -33,7 +34,7 @@ Result<MemNode*> make_svm_root(detail::ContextNode* cn, std::size_t bytes, SvmGr
   if ((alignment & (alignment - 1)) != 0) return fail(Errc::invalid_argument, "alignment is not a power of two");
   if (bytes > cn->info.max_alloc_bytes) return fail(Errc::out_of_range, "size exceeds the device's max allocation");
   if (alignment > svm_max_alignment) return fail(Errc::out_of_range, "alignment exceeds svm_max_alignment (128)");
-  return detail::make_root_node(cn, bytes, [&](MemNode* node) -> Result<void> {
+  return detail::make_root_node(cn, bytes, [&](RootNode* node) -> Result<void> {
     EDGEMEM_TRY_ASSIGN(void* p, Backend::svm_alloc(cn->native, bytes, grain, svm_max_alignment));
     node->storage = Storage::shared;
     node->svm = static_cast<std::byte*>(p);

@@ -101,7 +101,7 @@ bool host_overlap(const void* p, std::size_t bytes, const MemNode* n, ByteRange 
 }
 
 bool host_in_wrapped_memory(const void* p, std::size_t bytes, const MemNode* n) noexcept {
-  const MemNode* root = n->root;
+  const RootNode* root = n->root;
   if (root->host == nullptr) return false;
   const auto begin = reinterpret_cast<std::uintptr_t>(p);
   const auto wrapped = reinterpret_cast<std::uintptr_t>(root->host);
@@ -125,7 +125,7 @@ Result<void> check_writable(const MemNode* n) noexcept {
   return {};
 }
 
-bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept {
+bool mapping_conflicts_locked(const RootNode* root, ByteRange range, bool writes) noexcept {
   for (const MemNode* n = root->mapped_head; n != nullptr; n = n->maps->next) {
     for (unsigned i = 0; i < EDGEMEM_MAX_MAPPINGS_PER_BUFFER; ++i) {
       const MapSlot& s = n->maps->slot[i];
@@ -139,7 +139,7 @@ bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes)
 }
 
 Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes) noexcept {
-  MemNode* root = node->root;
+  RootNode* root = node->root;
   if (root->mapped_nodes.load(std::memory_order_acquire) == 0) return {};
   std::lock_guard<detail::Lock> lock(root->map_lock);
   if (mapping_conflicts_locked(root, ByteRange{range.begin + node->origin, range.end + node->origin}, writes))

@@ -50,12 +50,12 @@ Result<void> check_writable(const MemNode* n) noexcept;
 Result<void> check_not_mapped(const MemNode* node, ByteRange range, bool writes) noexcept;
 
 /// True when root-relative `range` conflicts with an open mapping of `root`; caller holds root->map_lock.
-bool mapping_conflicts_locked(const MemNode* root, ByteRange range, bool writes) noexcept;
+bool mapping_conflicts_locked(const RootNode* root, ByteRange range, bool writes) noexcept;
 
 /// The host address of root `root`'s first byte where the caller can reach its bytes by address: its
 /// caller or mapped memory (`host`), else its SVM allocation (an SVM pointer is a host address too:
 /// a wrap over it, or a fill pattern inside it, aliases it; issue #30, items 12-13); null otherwise.
-inline const std::byte* host_address(const MemNode* root) noexcept {
+inline const std::byte* host_address(const RootNode* root) noexcept {
   return root->host != nullptr ? root->host : root->svm;
 }
 
@@ -67,8 +67,8 @@ inline const std::byte* host_address(const MemNode* root) noexcept {
 /// bytes) and for roots that share neither.
 template <class Test>
 bool any_alias(const MemNode* a, const MemNode* b, Test&& test) noexcept {
-  const MemNode* ra = a->root;
-  const MemNode* rb = b->root;
+  const RootNode* ra = a->root;
+  const RootNode* rb = b->root;
   if (ra == rb) return false;
   const std::byte* ha = host_address(ra);
   const std::byte* hb = host_address(rb);

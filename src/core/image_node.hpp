@@ -11,7 +11,7 @@ namespace edgemem::detail {
 /// root, with tight virtual pitches; a view's bytes are its buffer root's) and whose `native` is the
 /// image object commands use (for a view, made by image_from_buffer when the view is; its buffer,
 /// held as `parent`, keeps the memory). `maps` points at own_maps (`lent`: freed with the node).
-struct ImageNode : MemNode {
+struct ImageNode : RootNode {
   ImageNode() noexcept {
     image = true;
     own_maps.lent = true;

@@ -36,7 +36,13 @@ void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t byte
   live_add(n->image ? Live::image : Live::sub_buffer, 1);
 }
 
-MemNode* take_view_node(MemNode* root) noexcept {
+void destroy_mem_node(MemNode* n) noexcept {
+  if (n->image) destroy_node(static_cast<ImageNode*>(n));
+  else if (n->root == n) destroy_node(static_cast<RootNode*>(n));
+  else destroy_node(n);
+}
+
+MemNode* take_view_node(RootNode* root) noexcept {
   if (root->spare_view.load(std::memory_order_relaxed) != nullptr) {
     if (MemNode* spare = root->spare_view.exchange(nullptr, std::memory_order_acquire); spare != nullptr)
       return new (spare) MemNode();
@@ -122,16 +128,21 @@ void unref(MemNode* n) noexcept {
       }
       return;
     }
-    if (n->svm != nullptr) {
-      free_svm_root(n);
+    RootNode* const own = n->root == n ? n->root : nullptr;  // a root's record, null for a view
+    if (own != nullptr && own->svm != nullptr) {
+      free_svm_root(own);
     } else {
       // Foreign memory (an import's mapping) goes right after the native object, so first every
       // command that may still reach it must be done (clReleaseMemObject alone would defer).
-      if (n->external != nullptr) wait_pending(n->pending, n->ctx);
-      if (!n->borrowed) Backend::mem_release(n->native);
+      if (own != nullptr && own->external != nullptr) wait_pending(own->pending, n->ctx);
+      // A view has a native object of its own only once native_of made it (or it was adopted).
+      if (!n->borrowed && (own != nullptr || n->native_state.load(std::memory_order_acquire) == kNativeReady))
+        Backend::mem_release(n->native);
     }
-    if (n->external != nullptr) n->external->release(n->external);
-    destroy_pending_table(n->pending);
+    if (own != nullptr) {
+      if (own->external != nullptr) own->external->release(own->external);
+      destroy_pending_table(own->pending);
+    }
     live_add(n->image ? Live::image : n->parent == nullptr ? Live::buffer : Live::sub_buffer, -1);
     MemNode* parent = n->parent;
     ContextNode* ctx = n->ctx;
@@ -148,17 +159,15 @@ void unref(MemNode* n) noexcept {
       std::lock_guard<detail::Lock> lock(n->root->map_lock);
       NodeOwner* heap = n->owner.load(std::memory_order_relaxed);
       heap->take_back(heap, n);
-    } else if (n->image) {
-      destroy_node(static_cast<ImageNode*>(n));
-    } else if (parent != nullptr && n->ownership == NodeOwnership::none) {
+    } else if (parent != nullptr && !n->image && n->ownership == NodeOwnership::none) {
       // A plain view: its storage waits in the root for the next view (the root frees it when it dies).
-      MemNode* root = n->root;
+      RootNode* root = n->root;
       n->~MemNode();
       MemNode* none = nullptr;
       if (!root->spare_view.compare_exchange_strong(none, n, std::memory_order_release, std::memory_order_relaxed))
         DefaultAllocator::deallocate(n, sizeof(MemNode), alignof(MemNode));
     } else {
-      destroy_node(n);
+      destroy_mem_node(n);
     }
     if (parent == nullptr) unref(ctx);  // only a root holds its context
     n = parent;

@@ -170,19 +170,17 @@ struct MapSlots {
   MapSlots() noexcept {}      // user-provided: the slots are left unwritten (see MapSlot)
 };
 
+struct RootNode;
+
+/// A buffer's or view's record: what every handle on memory names. A view (Buffer::sub, a pool block, a
+/// heap run, an image over a buffer) is only this: its root, its bytes there, its access and its lazily
+/// made native sub-object. What belongs to the allocation itself lives once, in its RootNode.
 struct MemNode {
   // User-provided, so `new MemNode()` runs the member initializers only: a sub-buffer is made per
   // call on hot paths.
   MemNode() noexcept {}
   ~MemNode() {
-    if (MemNode* spare = spare_view.load(std::memory_order_acquire); spare != nullptr)
-      DefaultAllocator::deallocate(spare, sizeof(MemNode), alignof(MemNode));
     if (maps != nullptr && !maps->lent) destroy_node(maps);
-    for (MapSlots* s = spare_maps; s != nullptr;) {
-      MapSlots* next = s->spare_next;
-      destroy_node(s);
-      s = next;
-    }
   }
   MemNode(const MemNode&) = delete;
   MemNode& operator=(const MemNode&) = delete;
@@ -190,7 +188,7 @@ struct MemNode {
   std::atomic<std::uint32_t> refs{1};
   ContextNode* ctx = nullptr;  // holds a reference
   MemNode* parent = nullptr;   // holds a reference; null for a root
-  MemNode* root = this;        // the root allocation (this for a root)
+  RootNode* root = nullptr;    // the root allocation (this, for a root)
   std::size_t origin = 0;      // byte offset within the root
   std::size_t bytes = 0;
   Storage storage = Storage::device;
@@ -201,17 +199,12 @@ struct MemNode {
   bool image_object = false;        // an image whose commands and maps use `native`, the image object;
                                     // false for a 1D-buffer image view: its pixels are its buffer's
                                     // bytes, and its commands run on the buffer (image_node.hpp)
-  std::byte* svm = nullptr;         // root of shared virtual memory (Svm::create): the allocation's first
-                                    // byte (else null; views read their root's: core/svm_root.hpp)
-  SvmGrain svm_grain = SvmGrain::coarse;  // the root's grain when `svm` is set
-  const std::byte* host = nullptr;  // root made by Buffer::wrap or adopted over CL_MEM_USE_HOST_PTR: the
-                                    // caller memory it uses (else null)
+  NodeOwnership ownership = NodeOwnership::none;  // pool blocks and heap runs (see NodeOwnership)
+  std::atomic<std::uint8_t> native_state{0};  // view only: kNativeNone, kNativeMaking or kNativeReady
+  std::uint32_t owner_slot = 0;               // the index of a pool block or heap run at its owner
   // A root's native object; a view's native sub-object, made only when first asked for (native_of)
   // and kept until the view dies. Commands on a view use the root's object at the view's origin.
   Backend::NativeMem native{};
-  std::atomic<std::uint8_t> native_state{0};  // view only: kNativeNone, kNativeMaking or kNativeReady
-  PendingTable* pending = nullptr;  // root only: commands that may still reach it (core/ordering.hpp)
-  ExternalRef* external = nullptr;  // root only: foreign memory it uses, let go after `native` (else null)
 
   // Mappings made through this node; guarded by root->map_lock. Null until the first map of an
   // ordinary buffer or view (then from the root's spare list or the allocator); made at init() for a
@@ -219,23 +212,45 @@ struct MemNode {
   // allocation in the steady state.
   MapSlots* maps = nullptr;
 
-  // Root only: the nodes of this root that hold mappings, and the numbering of its native mappings.
-  std::uint32_t next_native_id = 0;
+  // Pool blocks and heap runs: who takes the node back. `owner` changes only when the owner dies first
+  // and hands the node on (orphan()).
+  std::atomic<NodeOwner*> owner{nullptr};
+};
+
+/// The record of one allocation (Buffer::create, wrap, adopt, an import, Svm::create, an image
+/// object): its memory's kind and payload, the commands that may still reach it, its mappings and its
+/// foreign memory, held once however many views it has. `root` is `this`.
+struct RootNode : MemNode {
+  RootNode() noexcept { root = this; }
+  ~RootNode() {
+    if (MemNode* spare = spare_view.load(std::memory_order_acquire); spare != nullptr)
+      DefaultAllocator::deallocate(spare, sizeof(MemNode), alignof(MemNode));
+    for (MapSlots* s = spare_maps; s != nullptr;) {
+      MapSlots* next = s->spare_next;
+      destroy_node(s);
+      s = next;
+    }
+  }
+
+  std::byte* svm = nullptr;         // shared virtual memory (Svm::create): the allocation's first byte,
+                                    // else null (core/svm_root.hpp)
+  SvmGrain svm_grain = SvmGrain::coarse;  // the grain when `svm` is set
+  const std::byte* host = nullptr;  // made by Buffer::wrap or adopted over CL_MEM_USE_HOST_PTR: the
+                                    // caller memory it uses (else null)
+  PendingTable* pending = nullptr;  // commands that may still reach it (core/ordering.hpp)
+  ExternalRef* external = nullptr;  // foreign memory it uses, let go after `native` (else null)
+
+  // Guards the mappings of every node of this root (their MapSlots, `mapped_head`), the spare slots,
+  // and a heap's node returns (NodeOwnership::heap_run).
+  Lock map_lock;
+  std::uint32_t next_native_id = 0;      // the numbering of its native mappings (MapSlot::native_id)
+  std::atomic<unsigned> mapped_nodes{0};  // nodes of this root that hold mappings
+  MemNode* mapped_head = nullptr;        // their list (MapSlots::next / prev)
   MapSlots* spare_maps = nullptr;  // slots of this root's dead views, for the next view's first map
                                    // (so pool blocks and heap runs mapped per frame allocate nothing)
-  Lock map_lock;
-  std::atomic<unsigned> mapped_nodes{0};
-  MemNode* mapped_head = nullptr;
-
-  // Root only: the storage of this root's last dead plain view (destroyed, not freed), for the next
-  // view's node, so views made and dropped per frame cost no allocation (take_view_node, unref).
+  // The storage of this root's last dead plain view (destroyed, not freed), for the next view's node,
+  // so views made and dropped per frame cost no allocation (take_view_node, unref).
   std::atomic<MemNode*> spare_view{nullptr};
-
-  // Pool blocks and heap runs (see NodeOwnership): who takes the node back, and its index there.
-  // `owner` changes only when the owner dies first and hands the node on (orphan()).
-  NodeOwnership ownership = NodeOwnership::none;
-  std::atomic<NodeOwner*> owner{nullptr};
-  std::uint32_t owner_slot = 0;
 };
 
 struct ImageNode;  // core/image_node.hpp
@@ -287,13 +302,17 @@ inline void retain(MemNode* n) noexcept { n->refs.fetch_add(1, std::memory_order
 /// Counts an error that a destructor had to drop on `ctx` (Context::unreported_errors()).
 void report_dropped(ContextNode* ctx, const Error& e) noexcept;
 
+/// Destroys `n`, made by make_node (or its root's spare view storage), as what it is: an ImageNode, a
+/// RootNode (root == n) or a view's MemNode, and frees it into the allocator policy.
+void destroy_mem_node(MemNode* n) noexcept;
+
 /// Initialises `n` (just constructed, in the allocator's or a heap's storage) as a view of `parent`:
 /// `bytes` bytes at root byte `origin`, access `flags`; takes a reference to `parent` and counts a live
 /// sub-buffer. Never fails: a view has no native sub-object until native_of() asks for one.
 void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept;
 /// A fresh MemNode for a view of `root`'s memory: the root's spare (a dead view's storage) when it has
 /// one, else one from the allocator policy; null when that fails.
-MemNode* take_view_node(MemNode* root) noexcept;
+MemNode* take_view_node(RootNode* root) noexcept;
 
 /// The native object of `n`: a root's own; for a view, its native sub-object, made on first use
 /// (kernel arguments, migration, pool blocks at init) and kept until the view dies. Thread-safe.

@@ -35,7 +35,7 @@ Result<void> check_storage(Storage s) noexcept {
   return {};
 }
 
-bool attach_root_state(MemNode* node) noexcept {
+bool attach_root_state(RootNode* node) noexcept {
   node->maps = make_node<MapSlots>();
   if (node->maps == nullptr) return false;
   if constexpr (tracks_pending) {

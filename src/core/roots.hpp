@@ -34,7 +34,7 @@ Result<void> check_storage(Storage s) noexcept;
 /// steady-state loop allocates nothing; views get theirs on first map) and, on backends whose
 /// commands outlive their enqueue, its table of pending commands. False (nothing attached that is not
 /// freed with the node) when the allocator is out of memory.
-bool attach_root_state(MemNode* node) noexcept;
+bool attach_root_state(RootNode* node) noexcept;
 
 /// A view of `bytes` bytes at byte `offset` of `node` with access `flags` (Buffer::sub's checks and
 /// node; Svm::sub's too). Errc: invalid_argument, out_of_range, misaligned, unsupported (host-access
@@ -48,18 +48,18 @@ Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, 
 /// A root over `bytes` bytes of caller memory at `data` used zero-copy (Buffer::wrap). `host_read_only`:
 /// the memory is mapped PROT_READ (a read-only import), so nothing may write it, a driver's write-back
 /// at a map included; a backend that would write it answers unsupported. Errc: those of Buffer::wrap.
-Result<MemNode*> wrap_root(ContextNode* cn, void* data, std::size_t bytes, MemFlags flags, bool host_read_only) noexcept;
+Result<RootNode*> wrap_root(ContextNode* cn, void* data, std::size_t bytes, MemFlags flags, bool host_read_only) noexcept;
 
 template <class Make>
-Result<MemNode*> make_root_node(ContextNode* cn, std::size_t bytes, Make&& make) noexcept {
-  MemNode* node = make_node<MemNode>();
+Result<RootNode*> make_root_node(ContextNode* cn, std::size_t bytes, Make&& make) noexcept {
+  RootNode* node = make_node<RootNode>();
   Result<void> made = node != nullptr && attach_root_state(node)
                           ? make(node)
                           : Result<void>(fail(Errc::out_of_host_memory, "no memory for the bookkeeping of a new root"));
   if (!made) {
     if (node != nullptr) {
       destroy_pending_table(node->pending);
-      destroy_node(node);
+      destroy_mem_node(node);
     }
     return fail(made.error());
   }

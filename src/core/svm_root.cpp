@@ -16,7 +16,7 @@ namespace {
 /// events as the wait list): never blocking. Errc: unsupported (no such queue is left), those of
 /// svm_free_queued. (Unused where commands complete at enqueue: the host backend, whose clang builds
 /// would otherwise refuse it under -Werror.)
-[[maybe_unused]] Result<void> free_queued(MemNode* n, PendingTable* t) noexcept {
+[[maybe_unused]] Result<void> free_queued(RootNode* n, PendingTable* t) noexcept {
   // Entries keep no queue: the queue whose command made one may be gone, and a borrowed one's native
   // queue with it (docs/ordering.md). Any live queue of the context can wait for their events.
   QueueNode* q = take_live_queue(n->ctx);
@@ -37,7 +37,7 @@ namespace {
 
 }  // namespace
 
-void free_svm_root(MemNode* n) noexcept {
+void free_svm_root(RootNode* n) noexcept {
   if constexpr (tracks_pending) {
     PendingTable* t = n->pending;
     if (t != nullptr && t->count.load(std::memory_order_acquire) != 0) {

@@ -31,6 +31,6 @@ inline contract::SvmAddress host_at(const void* p) noexcept {
 /// recorded command reaches it, else with svm_free_queued on a live queue edgemem owns, after every
 /// recorded command (their events as its wait list); when no such queue is left or the free cannot be
 /// enqueued, it waits for them on the host first (never frees under running work).
-void free_svm_root(MemNode* n) noexcept;
+void free_svm_root(RootNode* n) noexcept;
 
 }  // namespace edgemem::detail

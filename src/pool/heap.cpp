@@ -16,6 +16,7 @@
 namespace edgemem {
 
 using detail::MemNode;
+using detail::RootNode;
 
 namespace detail {
 
@@ -98,7 +99,7 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
 Heap::~Heap() {
   if (page_count_ == 0) return;
   {
-    std::lock_guard<detail::Lock> map_lock(detail::node_of(arena_)->map_lock);
+    std::lock_guard<detail::Lock> map_lock(detail::node_of(arena_)->root->map_lock);
     std::lock_guard<std::mutex> lock(lock_);
     if (book_->slots.out() != 0) {  // live buffers outlive the heap; the book goes with the last of them
       for (std::size_t i = 0; i < book_->capacity; ++i)
@@ -192,7 +193,7 @@ Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
   if (bytes == 0) return fail(Errc::invalid_argument, "size is zero");
   if (bytes > page_bytes_ * page_count_) return fail(Errc::out_of_range, "size exceeds the whole heap");
   const std::size_t pages = (bytes + page_bytes_ - 1) / page_bytes_;
-  MemNode* root = detail::node_of(arena_);
+  RootNode* root = detail::node_of(arena_)->root;
   std::size_t first = 0;
   std::uint32_t slot = 0;
   {
@@ -259,7 +260,7 @@ std::size_t Heap::largest_free_run() const noexcept {
 
 bool Heap::is_page_mappable(std::size_t page) const noexcept {
   if (page >= page_count_) return false;
-  MemNode* root = detail::node_of(arena_);
+  RootNode* root = detail::node_of(arena_)->root;
   const detail::ByteRange range{page * page_bytes_, (page + 1) * page_bytes_};
   std::lock_guard<detail::Lock> lock(root->map_lock);
   return !detail::mapping_conflicts_locked(root, range, true);

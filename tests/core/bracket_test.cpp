@@ -89,7 +89,7 @@ struct Recording {
 /// An import the driver made (bracketed), as a root node with its record.
 struct Import {
   detail::ExternalRef ext;
-  detail::MemNode root;
+  detail::RootNode root;
   /// `id` makes the native object differ from other imports' (it is compared, never used).
   explicit Import(unsigned char id = 1) {
     ext.bracketed = true;
