@@ -10,7 +10,7 @@ using detail::Backend;
 Event detail::HandleAccess::event(Backend::NativeEvent native, ContextNode* ctx) noexcept {
   Event e;
   if (ctx != nullptr) retain(ctx);
-  e.own(native, ctx);
+  e.reset({native, ctx, {}, true});
   live_add(Live::event, 1);
   return e;
 }
@@ -23,12 +23,12 @@ void detail::EventKind::free(NativeEvent native, ContextNode* ctx) noexcept {
 
 Result<void> Event::wait() const noexcept {
   if (!valid()) return fail(Errc::released, "event is released");
-  return Backend::event_wait(native_);
+  return Backend::event_wait(get().native);
 }
 
 Result<bool> Event::is_complete() const noexcept {
   if (!valid()) return fail(Errc::released, "event is released");
-  return Backend::event_complete(native_);
+  return Backend::event_complete(get().native);
 }
 
 Result<void> wait_all(WaitList events) noexcept {

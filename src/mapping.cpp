@@ -257,7 +257,7 @@ Result<MappingBase> Queue::map_bytes(const Buffer& buf, bool read_only_handle, A
   detail::retain(node_);
   detail::retain(n);
   detail::live_add(detail::Live::mapping, 1);
-  return MappingBase(node_, n, r.slot, slot.host, bytes, access);
+  return MappingBase(detail::MappingState{node_, n, r.slot, slot.host, bytes, access});
 }
 
 Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegion& region) noexcept {
@@ -298,58 +298,30 @@ Result<ImageMapping> Queue::map_image(Image& img, Access access, const ImageRegi
   detail::retain(node_);
   detail::retain(n);
   detail::live_add(detail::Live::mapping, 1);
-  return ImageMapping(MappingBase(node_, n, r.slot, slot.host, bytes, access), image.row_pitch, image.slice_pitch,
+  return ImageMapping(MappingBase(detail::MappingState{node_, n, r.slot, slot.host, bytes, access}), image.row_pitch, image.slice_pitch,
                       region.extent, n->layout.desc.format, type == ImageType::image1d_array,
                       type == ImageType::image1d_array   ? std::uint8_t{2}
                       : type == ImageType::image2d_array ? std::uint8_t{3}
                                                          : std::uint8_t{0});
 }
 
-MappingBase::MappingBase(MappingBase&& other) noexcept
-    : raw_(other.raw_), bytes_(other.bytes_), queue_(other.queue_), node_(other.node_), slot_(other.slot_),
-      access_(other.access_) {
-  other.node_ = nullptr;
-  other.queue_ = nullptr;
-  other.raw_ = nullptr;
-  other.bytes_ = 0;
-}
-
-MappingBase& MappingBase::operator=(MappingBase&& other) noexcept {
-  if (this != &other) {
-    close_reporting();
-    raw_ = other.raw_;
-    bytes_ = other.bytes_;
-    queue_ = other.queue_;
-    node_ = other.node_;
-    slot_ = other.slot_;
-    access_ = other.access_;
-    other.node_ = nullptr;
-    other.queue_ = nullptr;
-    other.raw_ = nullptr;
-    other.bytes_ = 0;
-  }
-  return *this;
-}
-
-MappingBase::~MappingBase() { close_reporting(); }
-
-void MappingBase::close_reporting() noexcept {
-  if (node_ == nullptr) return;
-  detail::ContextNode* ctx = node_->ctx;
+void detail::MappingTraits::free(const MappingState& m) noexcept {
+  detail::ContextNode* ctx = m.node->ctx;
   detail::retain(ctx);  // the unmap may drop the last buffer and queue holding it
-  auto done = close(nullptr);
+  auto done = MappingBase::close(m, nullptr);
   if (!done) detail::report_dropped(ctx, done.error());
   detail::unref(ctx);
 }
 
 Result<void> MappingBase::unmap() noexcept {
-  if (node_ == nullptr) return fail(Errc::released, "mapping is not mapped");
-  return close(nullptr);
+  if (!valid()) return fail(Errc::released, "mapping is not mapped");
+  return close(release(), nullptr);
 }
 
 Result<Event> MappingBase::unmap_async() noexcept {
-  if (node_ == nullptr) return fail(Errc::released, "mapping is not mapped");
-  return detail::as_async([&](Event* e) { return close(e); });
+  if (!valid()) return fail(Errc::released, "mapping is not mapped");
+  const detail::MappingState m = release();
+  return detail::as_async([&](Event* e) { return close(m, e); });
 }
 
 namespace {
@@ -364,13 +336,13 @@ bool host_reaches(const MemNode* n) noexcept {
 
 }  // namespace
 
-Result<void> MappingBase::close(Event* out) noexcept {
-  MemNode* n = node_;
+Result<void> MappingBase::close(const detail::MappingState& m, Event* out) noexcept {
+  MemNode* n = m.node;
   Result<void> done{};
   GroupRelease release;
-  if (last_of_group(n, slot_, queue_->native, &release)) {
-    const detail::MapSlot& slot = n->maps->slot[slot_];
-    const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, access_ != Access::read};
+  if (last_of_group(n, m.slot, m.queue->native, &release)) {
+    const detail::MapSlot& slot = n->maps->slot[m.slot];
+    const detail::MemUse use{n, ByteRange{slot.begin - n->origin, slot.end - n->origin}, m.access != Access::read};
     // unmap() need not wait where the table orders every later command after the unmap (docs/ordering.md):
     // the unmap is enqueued with an event only the table keeps.
     Event ordered;
@@ -378,32 +350,28 @@ Result<void> MappingBase::close(Event* out) noexcept {
     if (Backend::unmap_waits && detail::tracks_pending && out == nullptr && !host_reaches(n)) target = &ordered;
     // Not bracketed by submit: unmap_native releases imported memory itself (the map acquired it). Not
     // draining: a zero-copy unmap may complete without waiting for the queue's earlier commands.
-    done = detail::submit<false, false>(queue_, {}, target, use, [&](const Backend::CommandEvents& s) {
-      return unmap_native(queue_, n, slot, s);
+    done = detail::submit<false, false>(m.queue, {}, target, use, [&](const Backend::CommandEvents& s) {
+      return unmap_native(m.queue, n, slot, s);
     });
-    auto extra = unmap_extra(queue_, n, slot);
+    auto extra = unmap_extra(m.queue, n, slot);
     if (done && !extra) done = fail(extra.error());
-    release_slot(n, slot_);
+    release_slot(n, m.slot);
   } else if (release.ran) {
     // The native mappings went to a member on another queue with this queue's last hold: the memory
     // was released on this queue, after its commands (the caller's event is the release's).
     Backend::NativeEvent released{};
     done = release.result;
     if (done) done = detail::settle_release(release.event, out != nullptr ? &released : nullptr);
-    if (done && out != nullptr) *out = detail::HandleAccess::event(released, queue_->ctx);
+    if (done && out != nullptr) *out = detail::HandleAccess::event(released, m.queue->ctx);
   } else if (out != nullptr) {
     // The native mapping stays with the rest of its group: nothing to wait for but this queue's order.
-    done = detail::submit(queue_, {}, out, detail::MemUse{}, [&](const Backend::CommandEvents& s) {
-      return Backend::marker(queue_->native, s);
+    done = detail::submit(m.queue, {}, out, detail::MemUse{}, [&](const Backend::CommandEvents& s) {
+      return Backend::marker(m.queue->native, s);
     });
   }
   detail::live_add(detail::Live::mapping, -1);
-  detail::unref(node_);
-  detail::unref(queue_);
-  node_ = nullptr;
-  queue_ = nullptr;
-  raw_ = nullptr;
-  bytes_ = 0;
+  detail::unref(m.node);
+  detail::unref(m.queue);
   return done;
 }
 

@@ -22,8 +22,7 @@ Result<Sampler> Sampler::create(const Context& ctx, const SamplerDesc& desc) noe
   EDGEMEM_TRY_ASSIGN(const NativeSampler native, Backend::sampler_create(cn->native, desc, cn->info));
   Sampler s;
   detail::retain(cn);
-  s.own(native, cn);
-  s.desc_ = desc;
+  s.reset({native, cn, desc, true});
   detail::live_add(detail::Live::sampler, 1);
   return s;
 }

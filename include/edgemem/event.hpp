@@ -11,16 +11,17 @@ namespace edgemem {
 namespace detail {
 struct ContextNode;
 struct HandleAccess;
-/// How an Event lets go of its native event (detail::NativeHandle).
+/// How an Event lets go of its native event (detail::NativeTraits).
 struct EventKind {
   using Native = NativeEvent;                                          ///< cl_event on OpenCL
+  using Extra = NoExtra;                                               ///< nothing kept beside it
   static void free(NativeEvent native, ContextNode* ctx) noexcept;  ///< releases it, drops `ctx`
 };
 }  // namespace detail
 
 /// Completion of an async command. It keeps its context alive (as a cl_event does), so it may
 /// outlive every Context, Queue and Buffer handle.
-class Event : private detail::NativeHandle<detail::EventKind> {
+class Event : private detail::Unique<detail::NativeTraits<detail::EventKind>> {
  public:
   /// An empty (released) event.
   Event() noexcept = default;
@@ -32,9 +33,9 @@ class Event : private detail::NativeHandle<detail::EventKind> {
   [[nodiscard]] Result<void> wait() const noexcept;
   /// True when the command has completed. Errc: released, backend_failure (the command failed).
   [[nodiscard]] Result<bool> is_complete() const noexcept;
-  using NativeHandle::valid;  ///< true until released or moved from
+  using Unique::valid;  ///< true until released or moved from
   /// Native event (cl_event on OpenCL) for interop.
-  [[nodiscard]] NativeEvent native() const noexcept { return native_; }
+  [[nodiscard]] NativeEvent native() const noexcept { return get().native; }
   /// Releases the native event. Idempotent, never fails.
   Result<void> release() noexcept {
     reset();

@@ -1,9 +1,10 @@
 /// @file handle.hpp  The lifetimes handles are written with, once. detail::Handle<Node> (Buffer,
-/// Context, Queue, Image, Svm): one pointer to a reference-counted node. detail::NativeHandle<Kind>
-/// (Event, Sampler): one native object of a context plus a reference to that context.
-/// detail::UniqueFd (IpcHandle): one file descriptor. Moving takes any of them over (the source is left
-/// released); destroying or move-assigning over one lets go of what it held, exactly once. Not for
-/// direct use.
+/// Context, Queue, Image, Svm): one pointer to a reference-counted node. detail::Unique<Traits>: one
+/// resource of any other kind: a native object of a context plus a reference to that context
+/// (NativeTraits: Event, Sampler), a file descriptor (UniqueFd: IpcHandle), an open mapping
+/// (MappingBase), a shared ring's consumer side (SharedFrameRing). Moving takes any of them over (the
+/// source is left released); destroying or move-assigning over one lets go of what it held, exactly
+/// once. Not for direct use.
 #pragma once
 
 namespace edgemem {
@@ -58,100 +59,82 @@ class Handle {
   friend struct HandleAccess;
 };
 
-/// The move-only ownership of one native object of a context and a reference to that context. `Kind`
-/// names the native type (`Kind::Native`) and how it is let go (`Kind::free(native, ctx)`: releases the
-/// native object, then drops the context reference; never fails).
-template <class Kind>
-class NativeHandle {
+/// The move-only ownership of one resource other than a node reference, written once. `Traits` names
+/// it: `Traits::State`, a small value (a file descriptor, a native object with its context, an open
+/// mapping); `Traits::none()`, the state that holds nothing; `Traits::holds(state)`; and
+/// `Traits::free(state)`, which lets go of a state that holds something (never fails; called exactly
+/// once per state held, by reset(), a move-assignment over it or the destructor).
+template <class Traits>
+class Unique {
  public:
-  using Native = typename Kind::Native;  ///< the native object's type (NativeEvent, NativeSampler)
+  using State = typename Traits::State;  ///< what is held
 
-  NativeHandle(NativeHandle&& other) noexcept : native_(other.native_), ctx_(other.ctx_), valid_(other.valid_) {
-    other.forget();
-  }  ///< takes over `other`
-  /// Lets go of this one's object, then takes over `other` (which is left released).
-  NativeHandle& operator=(NativeHandle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      native_ = other.native_;
-      ctx_ = other.ctx_;
-      valid_ = other.valid_;
-      other.forget();
-    }
+  Unique() noexcept = default;                                   ///< holds nothing
+  explicit Unique(const State& state) noexcept : state_(state) {}  ///< takes `state`
+  Unique(Unique&& other) noexcept : state_(other.release()) {}     ///< takes over `other` (left empty)
+  /// Lets go of this one's state, then takes over `other` (left empty).
+  Unique& operator=(Unique&& other) noexcept {
+    if (this != &other) reset(other.release());
     return *this;
   }
-  NativeHandle(const NativeHandle&) = delete;
-  NativeHandle& operator=(const NativeHandle&) = delete;
-  ~NativeHandle() { reset(); }  ///< lets go of the native object
+  Unique(const Unique&) = delete;
+  Unique& operator=(const Unique&) = delete;
+  ~Unique() { reset(); }  ///< lets go of the state
 
-  /// True until released or moved from.
-  [[nodiscard]] bool valid() const noexcept { return valid_; }
-
- protected:
-  NativeHandle() noexcept = default;
-  /// Takes `native` of `ctx` (whose reference the caller has taken; may be null).
-  void own(Native native, ContextNode* ctx) noexcept {
-    reset();
-    native_ = native;
-    ctx_ = ctx;
-    valid_ = true;
+  /// True while it holds something (not released, reset or moved from).
+  [[nodiscard]] bool valid() const noexcept { return Traits::holds(state_); }
+  /// The state held (Traits::none() when empty); still owned.
+  [[nodiscard]] const State& get() const noexcept { return state_; }
+  /// Gives up the state to the caller, leaving this empty.
+  [[nodiscard]] State release() noexcept {
+    const State state = state_;
+    state_ = Traits::none();
+    return state;
   }
-  /// Lets go of the native object now; released afterwards.
-  void reset() noexcept {
-    if (valid_) Kind::free(native_, ctx_);
-    forget();
+  /// Lets go of the state held now (if any), then holds `state`.
+  void reset(const State& state = Traits::none()) noexcept {
+    const State old = state_;
+    state_ = state;
+    if (Traits::holds(old)) Traits::free(old);
   }
-  Native native_{};             ///< the native object (empty when released)
-  ContextNode* ctx_ = nullptr;  ///< a reference to its context while valid (may be null)
 
  private:
-  void forget() noexcept {
-    native_ = Native{};
-    ctx_ = nullptr;
-    valid_ = false;
-  }
-  bool valid_ = false;
+  State state_ = Traits::none();
+};
+
+/// Nothing kept beside a native object (NativeTraits::State::extra of an Event).
+struct NoExtra {};
+
+/// One native object of a context, a reference to that context, and what `Kind` keeps with it
+/// (`Kind::Extra`: a Sampler's settings). `Kind::free(native, ctx)` releases the native object, then
+/// drops the context reference. The lifetime of Event and Sampler (Unique<NativeTraits<Kind>>).
+template <class Kind>
+struct NativeTraits {
+  /// A native object held (valid) or none.
+  struct State {
+    typename Kind::Native native{};  ///< the native object (empty when none)
+    ContextNode* ctx = nullptr;      ///< a reference to its context (may be null)
+    typename Kind::Extra extra{};    ///< kept with it (its default when none)
+    bool valid = false;              ///< holds a native object
+  };
+  static State none() noexcept { return State{}; }                                  ///< holds nothing
+  static bool holds(const State& s) noexcept { return s.valid; }                   ///< holds one
+  static void free(const State& s) noexcept { Kind::free(s.native, s.ctx); }      ///< lets go of it
 };
 
 /// Closes `fd` (>= 0), keeping errno.
 void close_fd(int fd) noexcept;
 
-/// The move-only ownership of one file descriptor (-1: none), closed once by reset() or the destructor.
-class UniqueFd {
- public:
-  UniqueFd() noexcept = default;                  ///< no fd
-  explicit UniqueFd(int fd) noexcept : fd_(fd) {}  ///< takes `fd` (-1: none)
-  UniqueFd(UniqueFd&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }  ///< takes over `other`
-  /// Closes this one's fd, then takes over `other` (left with none).
-  UniqueFd& operator=(UniqueFd&& other) noexcept {
-    if (this != &other) {
-      reset();
-      fd_ = other.fd_;
-      other.fd_ = -1;
-    }
-    return *this;
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }  ///< closes the fd
-
-  /// The fd (-1: none); still owned.
-  [[nodiscard]] int get() const noexcept { return fd_; }
-  /// Gives up the fd to the caller (-1 when none), leaving none.
-  [[nodiscard]] int release() noexcept {
-    const int fd = fd_;
-    fd_ = -1;
-    return fd;
-  }
-  /// Closes the fd now; none afterwards.
-  void reset() noexcept {
-    if (fd_ >= 0) close_fd(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_ = -1;
+/// A file descriptor (-1: none), closed once (UniqueFd).
+struct FdTraits {
+  using State = int;                                          ///< the fd
+  static int none() noexcept { return -1; }                   ///< no fd
+  static bool holds(int fd) noexcept { return fd >= 0; }      ///< an fd is held
+  static void free(int fd) noexcept { close_fd(fd); }         ///< closes it
 };
+
+/// The move-only ownership of one file descriptor (IpcHandle, the external group's records).
+using UniqueFd = Unique<FdTraits>;
 
 }  // namespace detail
 }  // namespace edgemem

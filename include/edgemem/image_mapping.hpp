@@ -17,7 +17,7 @@ class ImageMapping : public MappingBase {
   ImageMapping() noexcept = default;
 
   /// The region's first pixel (null when unmapped).
-  [[nodiscard]] void* data() const noexcept { return mapped() ? raw_ : nullptr; }
+  [[nodiscard]] void* data() const noexcept { return raw(); }
   /// Bytes between mapped rows.
   [[nodiscard]] std::size_t row_pitch() const noexcept { return row_pitch_; }
   /// Bytes between mapped slices or layers (0 for 1D and 2D images).
@@ -33,7 +33,7 @@ class ImageMapping : public MappingBase {
   [[nodiscard]] T* row(std::size_t y, std::size_t z = 0) const noexcept {
     if (!mapped()) return nullptr;
     const std::size_t y_pitch = layers_in_y_ ? slice_pitch_ : row_pitch_;
-    return reinterpret_cast<T*>(static_cast<unsigned char*>(raw_) + y * y_pitch + z * slice_pitch_);
+    return reinterpret_cast<T*>(static_cast<unsigned char*>(raw()) + y * y_pitch + z * slice_pitch_);
   }
   /// The mapped pixels as a PixelView (for read_pixel); a 1D array's layers appear as rows, a 2D
   /// array's as slices, marked as layers (PixelView::layer_axis) so read_pixel samples one of them.

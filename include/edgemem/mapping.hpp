@@ -32,20 +32,36 @@ class Queue;
 namespace detail {
 struct QueueNode;
 struct MemNode;
+/// An open mapping as its guard holds it: a reference to the queue it was made on and to the node it
+/// was made through, its slot there, and the mapped bytes.
+struct MappingState {
+  QueueNode* queue = nullptr;   ///< holds a reference
+  MemNode* node = nullptr;      ///< holds a reference; null: not mapped
+  unsigned slot = 0;            ///< its MapSlot in node's slots
+  void* raw = nullptr;          ///< the first mapped byte
+  std::size_t bytes = 0;        ///< mapped bytes
+  Access access = Access::read;  ///< what it was mapped for
+};
+/// How a mapping guard lets go (detail::Unique): unmaps as MappingBase::unmap(), counting an error it
+/// cannot return in Context::unreported_errors().
+struct MappingTraits {
+  using State = MappingState;                                          ///< the open mapping
+  static State none() noexcept { return State{}; }                     ///< not mapped
+  static bool holds(const State& s) noexcept { return s.node != nullptr; }  ///< mapped
+  static void free(const State& s) noexcept;                           ///< unmaps, reporting an error
+};
 }  // namespace detail
 
 /// The untyped part of a mapping: ownership of one mapped range. Move-only.
-class MappingBase {
+class MappingBase : private detail::Unique<detail::MappingTraits> {
  public:
   /// An empty (unmapped) guard.
   MappingBase() noexcept = default;
-  MappingBase(MappingBase&& other) noexcept;             ///< takes over `other`, leaving it unmapped
-  MappingBase& operator=(MappingBase&& other) noexcept;  ///< unmaps this, then takes over `other`
-  MappingBase(const MappingBase&) = delete;
-  MappingBase& operator=(const MappingBase&) = delete;
+  MappingBase(MappingBase&& other) noexcept = default;             ///< takes over `other`, leaving it unmapped
+  MappingBase& operator=(MappingBase&& other) noexcept = default;  ///< unmaps this, then takes over `other`
   /// Unmaps if still mapped, as unmap(); an error it cannot return is counted in
   /// Context::unreported_errors() (call unmap() to see it).
-  ~MappingBase();
+  ~MappingBase() = default;
 
   /// Unmaps now: the host may no longer touch the bytes, and every later command of any queue that
   /// touches them sees what the host wrote. Where only edgemem's commands reach the memory (buffers,
@@ -59,27 +75,21 @@ class MappingBase {
   /// touch these bytes wait for it automatically. Errc: as unmap(). The guard is unmapped afterwards.
   [[nodiscard]] Result<Event> unmap_async() noexcept;
   /// True until unmapped or moved from.
-  [[nodiscard]] bool mapped() const noexcept { return node_ != nullptr; }
-  /// Mapped size in bytes.
-  [[nodiscard]] std::size_t size_bytes() const noexcept { return bytes_; }
+  [[nodiscard]] bool mapped() const noexcept { return valid(); }
+  /// Mapped size in bytes (0 when unmapped).
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return get().bytes; }
   /// The access the range was mapped with.
-  [[nodiscard]] Access access() const noexcept { return access_; }
+  [[nodiscard]] Access access() const noexcept { return get().access; }
 
  protected:
-  void* raw_ = nullptr;
-  std::size_t bytes_ = 0;
+  /// The first mapped byte (null when unmapped).
+  [[nodiscard]] void* raw() const noexcept { return get().raw; }
 
  private:
   friend class Queue;
-  MappingBase(detail::QueueNode* queue, detail::MemNode* node, unsigned slot, void* raw, std::size_t bytes,
-              Access access) noexcept
-      : raw_(raw), bytes_(bytes), queue_(queue), node_(node), slot_(slot), access_(access) {}
-  Result<void> close(Event* out) noexcept;
-  void close_reporting() noexcept;
-  detail::QueueNode* queue_ = nullptr;
-  detail::MemNode* node_ = nullptr;
-  unsigned slot_ = 0;
-  Access access_ = Access::read;
+  friend struct detail::MappingTraits;
+  explicit MappingBase(const detail::MappingState& state) noexcept : Unique(state) {}
+  static Result<void> close(const detail::MappingState& m, Event* out) noexcept;
 };
 
 /// A mapped range viewed as elements of T (trivially copyable). Obtained from Queue::map<T>().
@@ -91,9 +101,9 @@ class Mapping : public MappingBase {
   /// An empty (unmapped) guard.
   Mapping() noexcept = default;
   /// First element (null when unmapped).
-  [[nodiscard]] T* data() const noexcept { return mapped() ? static_cast<T*>(raw_) : nullptr; }
+  [[nodiscard]] T* data() const noexcept { return static_cast<T*>(raw()); }
   /// Number of elements of T (0 when unmapped).
-  [[nodiscard]] std::size_t size() const noexcept { return mapped() ? bytes_ / sizeof(T) : 0; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_bytes() / sizeof(T); }
   /// Element i (i < size()).
   T& operator[](std::size_t i) const noexcept { return data()[i]; }
   /// Iterator to the first element.

@@ -45,15 +45,16 @@ struct SamplerDesc {
 namespace detail {
 struct ContextNode;
 struct HandleAccess;
-/// How a Sampler lets go of its native sampler (detail::NativeHandle).
+/// How a Sampler lets go of its native sampler (detail::NativeTraits); its settings are kept with it.
 struct SamplerKind {
   using Native = NativeSampler;                                          ///< cl_sampler on OpenCL
+  using Extra = SamplerDesc;                                             ///< its settings
   static void free(NativeSampler native, ContextNode* ctx) noexcept;  ///< releases it, drops `ctx`
 };
 }  // namespace detail
 
 /// A sampler on one context.
-class Sampler : private detail::NativeHandle<detail::SamplerKind> {
+class Sampler : private detail::Unique<detail::NativeTraits<detail::SamplerKind>> {
  public:
   /// Creates a sampler (clCreateSamplerWithProperties on OpenCL 2.0+ devices, clCreateSampler on 1.2).
   /// Errc: released (ctx), invalid_argument (unknown enum values; repeat or mirrored_repeat without
@@ -68,34 +69,23 @@ class Sampler : private detail::NativeHandle<detail::SamplerKind> {
 
   /// An empty (released) sampler.
   Sampler() noexcept = default;
-  /// Takes over `other`, leaving it released (with the default SamplerDesc).
-  Sampler(Sampler&& other) noexcept : NativeHandle(std::move(other)), desc_(other.desc_) { other.desc_ = SamplerDesc{}; }
-  /// Releases this, then takes over `other`.
-  Sampler& operator=(Sampler&& other) noexcept {
-    if (this != &other) {
-      NativeHandle::operator=(std::move(other));
-      desc_ = other.desc_;
-      other.desc_ = SamplerDesc{};
-    }
-    return *this;
-  }
-  ~Sampler() = default;  ///< release()
+  Sampler(Sampler&& other) noexcept = default;  ///< takes over `other`, leaving it released (default SamplerDesc)
+  Sampler& operator=(Sampler&& other) noexcept = default;  ///< releases this, then takes over `other`
+  ~Sampler() = default;                                    ///< release()
 
-  using NativeHandle::valid;  ///< true until released or moved from
+  using Unique::valid;  ///< true until released or moved from
   /// Its settings (the default SamplerDesc when released).
-  [[nodiscard]] SamplerDesc desc() const noexcept { return desc_; }
+  [[nodiscard]] SamplerDesc desc() const noexcept { return get().extra; }
   /// Native sampler (cl_sampler on OpenCL) for kernel arguments; empty when released.
-  [[nodiscard]] NativeSampler native() const noexcept { return native_; }
+  [[nodiscard]] NativeSampler native() const noexcept { return get().native; }
   /// Drops the sampler. Idempotent, never fails.
   Result<void> release() noexcept {
     reset();
-    desc_ = SamplerDesc{};
     return {};
   }
 
  private:
   friend struct detail::HandleAccess;
-  SamplerDesc desc_{};
 };
 
 }  // namespace edgemem

@@ -47,6 +47,14 @@ namespace edgemem {
 class Queue;
 namespace detail {
 struct RingConsumer;  // a consumer's epoch and the consumed frame still held (shared_frame_ring.cpp)
+/// How a ring lets go of its consumer side (detail::Unique): drops its reference to the record, which
+/// goes with the last one (a consumed frame still held keeps one until it is back).
+struct RingConsumerTraits {
+  using State = RingConsumer*;                                         ///< the record (null: none)
+  static State none() noexcept { return nullptr; }                     ///< no consumer side
+  static bool holds(State s) noexcept { return s != nullptr; }         ///< a consumer side is held
+  static void free(State s) noexcept;                                  ///< drops the reference
+};
 }  // namespace detail
 
 /// A frame ring shared between a producer process and a consumer process.
@@ -67,14 +75,13 @@ class SharedFrameRing {
   [[nodiscard]] static Result<SharedFrameRing> attach(const Context& ctx, IpcHandle&& handle) noexcept;
 
   SharedFrameRing() noexcept = default;  ///< an empty ring: every call answers Errc::released
-  SharedFrameRing(SharedFrameRing&& other) noexcept;             ///< takes over `other`, leaving it empty
-  SharedFrameRing& operator=(SharedFrameRing&& other) noexcept;  ///< drops this ring, takes over `other`
-  SharedFrameRing(const SharedFrameRing&) = delete;
-  SharedFrameRing& operator=(const SharedFrameRing&) = delete;
+  SharedFrameRing(SharedFrameRing&& other) noexcept = default;  ///< takes over `other`, leaving it empty
+  /// Drops this ring, then takes over `other` (left empty).
+  SharedFrameRing& operator=(SharedFrameRing&& other) noexcept = default;
   /// Drops this process's view of the ring (the peer's stays valid). A consumer's frame taken and not
   /// consumed is not handed back (a re-attached consumer sees it again); one consumed and still held
   /// goes back when its last holder lets go.
-  ~SharedFrameRing();
+  ~SharedFrameRing() = default;
 
   /// Producer: a handle for the consumer process (a duplicate fd each call). Errc: released, and those
   /// of Buffer::export_handle.
@@ -111,9 +118,9 @@ class SharedFrameRing {
   /// counts once it has gone back).
   [[nodiscard]] std::uint64_t consumed_count() const noexcept;
   /// Bytes per frame (0 when empty).
-  [[nodiscard]] std::size_t frame_bytes() const noexcept { return frame_bytes_; }
+  [[nodiscard]] std::size_t frame_bytes() const noexcept { return valid() ? frame_bytes_ : 0; }
   /// Frames in the ring (0 when empty).
-  [[nodiscard]] std::uint32_t frame_count() const noexcept { return frame_count_; }
+  [[nodiscard]] std::uint32_t frame_count() const noexcept { return valid() ? frame_count_ : 0; }
   /// True once create() or attach() made it.
   [[nodiscard]] bool valid() const noexcept { return memory_.valid(); }
 
@@ -121,7 +128,6 @@ class SharedFrameRing {
   struct Control;
   Result<Buffer> frame(std::uint64_t index) const noexcept;
   Result<void> check_role(bool producer, const Queue* q) const noexcept;
-  void drop() noexcept;
 
   Buffer memory_;                 // the whole shared memory: the control block, then the frames
   Control* control_ = nullptr;    // the control block in the shared memory
@@ -131,7 +137,7 @@ class SharedFrameRing {
   std::uint32_t frame_count_ = 0;
   std::uint64_t current_ = 0;
   std::uint64_t next_ = 0;            // consumer: the next frame take() hands out
-  detail::RingConsumer* side_ = nullptr;  // consumer: its epoch and the frame waiting for its last holder
+  detail::Unique<detail::RingConsumerTraits> side_;  // consumer: its epoch and the frame waiting for its last holder
   bool producer_ = false;
 };
 

@@ -273,7 +273,7 @@ struct HandleAccess {
   static ImageNode* node(const Image& i) noexcept;
   static ContextNode* node(const Context& c) noexcept { return c.node_; }       ///< null when released
   static QueueNode* node(const Queue& q) noexcept { return q.node_; }           ///< null when released
-  static ContextNode* context(const Event& e) noexcept { return e.ctx_; }       ///< null when released
+  static ContextNode* context(const Event& e) noexcept { return e.get().ctx; }       ///< null when released
   /// A Buffer adopting one reference already held on `n`.
   static Buffer buffer(MemNode* n) noexcept { return Buffer(n); }
   /// An Svm adopting one reference already held on `n` (a node of shared virtual memory).
@@ -284,7 +284,7 @@ struct HandleAccess {
     return Context(n);
   }
   /// The context a sampler holds (null when released).
-  static ContextNode* context(const Sampler& s) noexcept { return s.ctx_; }
+  static ContextNode* context(const Sampler& s) noexcept { return s.get().ctx; }
   /// An Event owning `native`, an event of a command on `ctx` (takes a reference to `ctx`).
   static Event event(Backend::NativeEvent native, ContextNode* ctx) noexcept;
 };

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include <edgemem/external.hpp>
+#include <edgemem/handle.hpp>  // close_fd, UniqueFd
 #include <edgemem/result.hpp>
 
 #include "core/nodes.hpp"
@@ -88,8 +89,5 @@ Result<void> finish_sealing(int fd, bool peer_read_only) noexcept;
 /// installed (test builds), a bracket that reaches only the observer; null otherwise.
 using HostAccessFn = void (*)(ExternalRef* self, bool start, Access access) noexcept;
 HostAccessFn host_access_for(const ExternalMemory& m, FdKind kind) noexcept;
-
-/// Closes `fd`, keeping errno.
-void close_fd(int fd) noexcept;
 
 }  // namespace edgemem::detail

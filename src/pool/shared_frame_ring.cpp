@@ -112,35 +112,7 @@ void take_back_frame(detail::NodeOwner* self, MemNode* n) noexcept {
 
 }  // namespace
 
-SharedFrameRing::SharedFrameRing(SharedFrameRing&& o) noexcept
-    : memory_(std::move(o.memory_)), control_(std::exchange(o.control_, nullptr)), held_(std::move(o.held_)),
-      frames_offset_(o.frames_offset_), frame_bytes_(std::exchange(o.frame_bytes_, 0)),
-      frame_count_(std::exchange(o.frame_count_, 0)), current_(o.current_), next_(o.next_),
-      side_(std::exchange(o.side_, nullptr)), producer_(o.producer_) {}
-
-SharedFrameRing& SharedFrameRing::operator=(SharedFrameRing&& o) noexcept {
-  if (this != &o) {
-    drop();
-    held_ = std::move(o.held_);
-    memory_ = std::move(o.memory_);
-    control_ = std::exchange(o.control_, nullptr);
-    frames_offset_ = o.frames_offset_;
-    frame_bytes_ = std::exchange(o.frame_bytes_, 0);
-    frame_count_ = std::exchange(o.frame_count_, 0);
-    current_ = o.current_;
-    next_ = o.next_;
-    side_ = std::exchange(o.side_, nullptr);
-    producer_ = o.producer_;
-  }
-  return *this;
-}
-
-SharedFrameRing::~SharedFrameRing() { drop(); }
-
-void SharedFrameRing::drop() noexcept {
-  held_ = Buffer();  // a frame taken and not consumed is not handed back: its node has no owner
-  unref_consumer(std::exchange(side_, nullptr));
-}
+void detail::RingConsumerTraits::free(RingConsumer* c) noexcept { unref_consumer(c); }
 
 Result<SharedFrameRing> SharedFrameRing::create(const Context& ctx, std::size_t frame_bytes,
                                                 std::uint32_t frame_count) noexcept {
@@ -193,7 +165,7 @@ Result<SharedFrameRing> SharedFrameRing::attach(const Context& ctx, IpcHandle&& 
   ring.frame_bytes_ = static_cast<std::size_t>(bytes);
   ring.frame_count_ = static_cast<std::uint32_t>(count);
   ring.next_ = count_of(word);
-  ring.side_ = side;
+  ring.side_.reset(side);
   ring.producer_ = false;
   return ring;
 }
@@ -212,7 +184,7 @@ Result<void> SharedFrameRing::check_role(bool producer, const Queue* q) const no
     if (detail::node_of(*q)->ctx != detail::node_of(memory_)->ctx)
       return fail(Errc::invalid_argument, "queue belongs to another context");
   }
-  if (!producer && epoch_of(control_->tail.load(std::memory_order_acquire)) != side_->epoch)
+  if (!producer && epoch_of(control_->tail.load(std::memory_order_acquire)) != side_.get()->epoch)
     return fail(Errc::released, "another consumer attached to the ring since: this one was replaced");
   return {};
 }
@@ -261,7 +233,7 @@ Result<Buffer> SharedFrameRing::take(Queue& q) noexcept {
 Result<void> SharedFrameRing::consumed(Queue& q) noexcept {
   EDGEMEM_TRY(check_role(false, &q));
   if (!held_.valid()) return fail(Errc::invalid_argument, "no frame taken");
-  if (side_->pending.load(std::memory_order_acquire) != 0)
+  if (side_.get()->pending.load(std::memory_order_acquire) != 0)
     return fail(Errc::busy, "the frame consumed before is still held (a handle or a DLPack tensor): it goes back first");
   // A write_discard map: it waits for every command on the frame, this process's reads on other
   // queues included (a read map would wait only for writers), and the bytes are no longer needed.
@@ -269,13 +241,13 @@ Result<void> SharedFrameRing::consumed(Queue& q) noexcept {
   // The frame goes back when only the consumer's own reference is left: at once below when the ring's
   // handle was the last holder, else from the last holder's destructor or deleter (take_back_frame).
   MemNode* n = detail::node_of(held_);
-  side_->replaced.store(false, std::memory_order_relaxed);
-  side_->pending.store(current_ + 1, std::memory_order_release);
-  side_->refs.fetch_add(1, std::memory_order_relaxed);  // the frame's, let go by take_back_frame
+  side_.get()->replaced.store(false, std::memory_order_relaxed);
+  side_.get()->pending.store(current_ + 1, std::memory_order_release);
+  side_.get()->refs.fetch_add(1, std::memory_order_relaxed);  // the frame's, let go by take_back_frame
   detail::retain(n);                                    // the consumer's reference on the frame
-  n->owner.store(side_, std::memory_order_release);
+  n->owner.store(side_.get(), std::memory_order_release);
   held_ = Buffer();
-  if (side_->pending.load(std::memory_order_acquire) == 0 && side_->replaced.load(std::memory_order_relaxed))
+  if (side_.get()->pending.load(std::memory_order_acquire) == 0 && side_.get()->replaced.load(std::memory_order_relaxed))
     return fail(Errc::released, "another consumer attached to the ring since: the frame was not handed back");
   return {};
 }
