@@ -152,7 +152,7 @@ Result<Buffer> map_import(const Context& ctx, ContextNode* cn, const ExternalMem
   rec->path = ImportPath::mmap_host_ptr;
   rec->fd_offset = m.offset;
   rec->read_only = read_only;
-  if (m.type == HandleType::memfd) rec->sealed = detail::fd_sealed(rec->fd);  // (a dma-buf is not re-exported)
+  if (m.type == HandleType::memfd) rec->sealed = detail::fd_sealed(rec->fd.get());  // (a dma-buf is not re-exported)
   if (rec->sealed) rec->identity = detail::random_identity();
   return wrap_owning(ctx, *data, m.bytes, o.flags, rec, read_only, o.allow_copy);
 }
@@ -244,7 +244,7 @@ Result<IpcHandle> Buffer::export_handle() const noexcept {
   if (node_ == nullptr) return fail(Errc::released, "buffer is released");
   const RootNode* root = node_->root;
   const detail::ExternalRef* rec = root->external;
-  if (rec == nullptr || !rec->sealed || rec->fd < 0)
+  if (rec == nullptr || !rec->sealed || rec->fd.get() < 0)
     return fail(Errc::unsupported, "only memory made by create_exportable() or a sealed memfd import is exported");
   // The peer gets the file, not a range of it: export only what it may reach in full (issue #29.6).
   if (node_->origin != 0 || node_->bytes != root->bytes)
@@ -254,9 +254,9 @@ Result<IpcHandle> Buffer::export_handle() const noexcept {
   // caller's file, which must be exactly the buffer.
   const std::size_t page = detail::page_bytes();
   const std::uint64_t limit = rec->path == ImportPath::none ? (root->bytes + page - 1) / page * page : root->bytes;
-  if (rec->fd_offset != 0 || detail::fd_size(rec->fd) > limit)
+  if (rec->fd_offset != 0 || detail::fd_size(rec->fd.get()) > limit)
     return fail(Errc::access_denied, "the memfd holds bytes beyond this buffer's: the peer would receive them too");
-  if (rec->read_only && !detail::fd_write_sealed(rec->fd))
+  if (rec->read_only && !detail::fd_write_sealed(rec->fd.get()))
     return fail(Errc::access_denied,
                 "a read-only import of writable memory is not exported: the peer could write it (only a write-sealed memfd)");
   const ContextNode* cn = node_->ctx;
@@ -265,7 +265,7 @@ Result<IpcHandle> Buffer::export_handle() const noexcept {
   desc.bytes = node_->bytes;
   desc.has_uuid = cn->info.has_uuid ? 1 : 0;
   std::memcpy(desc.uuid, cn->info.uuid, sizeof desc.uuid);
-  EDGEMEM_TRY_ASSIGN(const int fd, detail::dup_fd(rec->fd));
+  EDGEMEM_TRY_ASSIGN(const int fd, detail::dup_fd(rec->fd.get()));
   return IpcHandle::adopt(fd, desc);
 }
 

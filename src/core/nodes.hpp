@@ -141,7 +141,7 @@ struct ExternalRef {
   bool has_file = false;
   std::uint64_t file_dev = 0;
   std::uint64_t file_ino = 0;
-  int fd = -1;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or -1
+  UniqueFd fd;                         ///< the root's own fd (sealed memfd exports, dma-buf sync), or none
   std::size_t fd_offset = 0;           ///< where the root's bytes start in `fd`
   bool sealed = false;                 ///< `fd` is a memfd no peer can resize (export_handle() may share it)
   /// Imported with MemFlags::read_only: the memory is mapped PROT_READ (or is a copy standing for such

@@ -61,22 +61,21 @@ void dma_buf_host_access(ExternalRef* self, bool start, Access access) noexcept 
   sync.flags = sync_flags(start, access);
   int rc;
   do {
-    rc = ioctl(self->fd, DMA_BUF_IOCTL_SYNC, &sync);
+    rc = ioctl(self->fd.get(), DMA_BUF_IOCTL_SYNC, &sync);
   } while (rc != 0 && (errno == EINTR || errno == EAGAIN));
-  notify_sync(self->fd, sync.flags);
+  notify_sync(self->fd.get(), sync.flags);
 }
 
 #if EDGEMEM_LIVE_COUNTERS
 /// The bracket of a memfd stand-in imported while an observer is installed: the observer only.
 void observed_host_access(ExternalRef* self, bool start, Access access) noexcept {
-  notify_sync(self->fd, sync_flags(start, access));
+  notify_sync(self->fd.get(), sync_flags(start, access));
 }
 #endif
 
 void release_record(ExternalRef* self) noexcept {
   auto* r = static_cast<FdRecord*>(self);
   if (r->map_base != nullptr) munmap(r->map_base, r->map_bytes);
-  if (r->fd >= 0) close_fd(r->fd);
   destroy_node(r);
 }
 
@@ -87,7 +86,7 @@ Result<FdRecord*> new_record(int owned_fd) noexcept {
     return fail(Errc::out_of_host_memory, "no memory for the import's record");
   }
   r->release = release_record;
-  r->fd = owned_fd;
+  r->fd.reset(owned_fd);
   // The file's identity, so two roots over one file are seen to alias (ExternalRef::has_file).
   struct stat st {};
   if (owned_fd >= 0 && fstat(owned_fd, &st) == 0) {
@@ -250,7 +249,7 @@ Result<std::byte*> map_fd(FdRecord* r, std::size_t offset, std::size_t bytes, bo
   const std::size_t page = page_bytes();
   const std::size_t start = offset / page * page;
   const std::size_t len = offset - start + bytes;
-  void* p = mmap(nullptr, len, read_only ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, r->fd,
+  void* p = mmap(nullptr, len, read_only ? PROT_READ : PROT_READ | PROT_WRITE, MAP_SHARED, r->fd.get(),
                  static_cast<off_t>(start));
   if (p == MAP_FAILED) return fail(os_error("could not mmap the fd"));
   r->map_base = p;

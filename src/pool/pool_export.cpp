@@ -15,7 +15,7 @@ namespace {
 const ExternalRef* export_record(const Buffer& block) noexcept {
   const MemNode* n = node_of(block);
   const ExternalRef* rec = n != nullptr ? n->root->external : nullptr;
-  return rec != nullptr && rec->sealed && rec->fd >= 0 && rec->identity != 0 ? rec : nullptr;
+  return rec != nullptr && rec->sealed && rec->fd.get() >= 0 && rec->identity != 0 ? rec : nullptr;
 }
 }  // namespace
 
@@ -33,7 +33,7 @@ Result<IpcHandle> export_pool(const Buffer& block, std::size_t block_bytes, std:
   desc.pool_id = rec->identity;
   desc.has_uuid = cn->info.has_uuid ? 1 : 0;
   std::memcpy(desc.uuid, cn->info.uuid, sizeof desc.uuid);
-  EDGEMEM_TRY_ASSIGN(const int fd, dup_fd(rec->fd));
+  EDGEMEM_TRY_ASSIGN(const int fd, dup_fd(rec->fd.get()));
   return IpcHandle::adopt(fd, desc);
 }
 
