@@ -74,7 +74,7 @@ Result<MemNode*> adopt_node(detail::ContextNode* cn, Backend::NativeMem mem, Ado
     detail::unref(parent);
     node->storage = a.storage;
     node->wrapped = a.wrapped;
-    node->native_state.store(detail::kNativeReady, std::memory_order_relaxed);
+    node->native_state.store(detail::kNativeGiven, std::memory_order_relaxed);
   } else {
     detail::retain(cn);  // a root holds the context
     node->ctx = cn;
@@ -159,7 +159,7 @@ Result<MemNode*> make_sub(MemNode* node, std::size_t offset, std::size_t bytes, 
   const std::size_t origin = node->origin + offset;
   if (!detail::is_multiple_of(origin, node->ctx->info.base_align_bytes))
     return fail(Errc::misaligned, "sub-buffer origin is not a multiple of the device base alignment");
-  MemNode* view = detail::take_view_node(node->root);
+  MemNode* view = detail::take_view_node(node->root, origin, bytes, flags);
   if (view == nullptr) return fail(Errc::out_of_host_memory, "no memory for the sub-buffer's bookkeeping");
   detail::init_view(view, node, origin, bytes, flags);
   return view;

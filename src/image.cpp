@@ -115,7 +115,7 @@ Result<ImageNode*> make_view(MemNode* buf, const ImageDesc& desc, std::size_t ro
   node->layout = layout;
   node->image_object = two_d;
   node->native = *native;
-  node->native_state.store(detail::kNativeReady, std::memory_order_release);
+  node->native_state.store(detail::kNativeGiven, std::memory_order_release);
   return node;
 }
 
@@ -154,7 +154,7 @@ Result<ImageNode*> adopt_buffer_view(const Context& ctx, ContextNode* cn, Backen
   node->image_object = false;  // commands go to the buffer, as for Image::view
   node->native = image;
   node->borrowed = mode == AdoptMode::borrow;
-  node->native_state.store(detail::kNativeReady, std::memory_order_release);
+  node->native_state.store(detail::kNativeGiven, std::memory_order_release);
   return node;
 }
 

@@ -23,36 +23,127 @@ void report_dropped(ContextNode* ctx, const Error& e) noexcept {
   ctx->unreported_last = e;
 }
 
-void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept {
-  retain(parent);  // the context is borrowed through the parent chain
-  n->ctx = parent->ctx;
-  n->parent = parent;
-  n->root = parent->root;
-  n->origin = origin;
-  n->bytes = bytes;
-  n->storage = parent->storage;
-  n->flags = flags;
-  n->wrapped = parent->wrapped;
-  live_add(n->image ? Live::image : Live::sub_buffer, 1);
-}
-
 void destroy_mem_node(MemNode* n) noexcept {
   if (n->image) destroy_node(static_cast<ImageNode*>(n));
   else if (n->root == n) destroy_node(static_cast<RootNode*>(n));
   else destroy_node(n);
 }
 
-MemNode* take_view_node(RootNode* root) noexcept {
-  if (root->spare_view.load(std::memory_order_relaxed) != nullptr) {
-    if (MemNode* spare = root->spare_view.exchange(nullptr, std::memory_order_acquire); spare != nullptr)
-      return new (spare) MemNode();
+MemNode* take_kept_or_new_view_node(RootNode* root) noexcept {
+  if (root->spare_count.load(std::memory_order_relaxed) != 0) {
+    KeptView* k = nullptr;
+    {
+      std::lock_guard<SpinLock> lock(root->spare_lock);
+      k = root->spare_views;
+      if (k != nullptr) {
+        root->spare_views = k->next;
+        root->spare_count.store(root->spare_count.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+      }
+    }
+    if (k != nullptr) {
+      k->~KeptView();
+      return new (k) MemNode();
+    }
   }
   return make_node<MemNode>();
 }
 
+MemNode* take_view_node_kept_native(RootNode* root, KeptView* k, std::size_t origin, std::size_t bytes,
+                                    MemFlags flags) noexcept {
+  if (k->origin == origin && k->bytes == bytes && k->flags == flags) {
+    const Backend::NativeMem native = k->native;
+    k->~KeptView();
+    auto* n = new (k) MemNode();
+    n->native = native;
+    n->native_state.store(kNativeReady, std::memory_order_relaxed);
+    return n;
+  }
+  // Another view's bytes: the sub-object stays for that view's next turn, unless the slot was filled
+  // meanwhile (then it goes now, and its storage serves this view).
+  KeptView* none = nullptr;
+  if (root->spare_view.compare_exchange_strong(none, k, std::memory_order_release, std::memory_order_relaxed))
+    return take_kept_or_new_view_node(root);
+  Backend::mem_release(k->native);
+  k->~KeptView();
+  return new (k) MemNode();
+}
+
+namespace {
+/// Puts `k` on its root's list, or frees it when the list is full.
+void list_kept(RootNode* root, KeptView* k) noexcept {
+  {
+    std::lock_guard<SpinLock> lock(root->spare_lock);
+    const std::uint32_t count = root->spare_count.load(std::memory_order_relaxed);
+    if (count < kMaxSpareViews) {
+      k->next = root->spare_views;
+      root->spare_views = k;
+      root->spare_count.store(count + 1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  k->~KeptView();
+  DefaultAllocator::deallocate(k, sizeof(MemNode), alignof(MemNode));
+}
+}  // namespace
+
+void keep_view_storage(RootNode* root, MemNode* n) noexcept {
+  const bool keep_native = !n->borrowed && n->native_state.load(std::memory_order_acquire) == kNativeReady;
+  if (keep_native) {
+    const Backend::NativeMem native = n->native;
+    const std::size_t origin = n->origin, bytes = n->bytes;
+    const MemFlags flags = n->flags;
+    n->~MemNode();
+    KeptView* k = new (n) KeptView(true);
+    k->native = native;
+    k->origin = origin;
+    k->bytes = bytes;
+    k->flags = flags;
+    // The newest native sub-object takes the slot; an older one there is released.
+    KeptView* old = root->spare_view.exchange(k, std::memory_order_acq_rel);
+    if (old == nullptr) return;
+    if (old->has_native) Backend::mem_release(old->native);
+    old->has_native = false;
+    list_kept(root, old);
+    return;
+  }
+  n->~MemNode();
+  KeptView* k = new (n) KeptView(false);
+  KeptView* none = nullptr;
+  if (root->spare_view.load(std::memory_order_relaxed) == nullptr &&
+      root->spare_view.compare_exchange_strong(none, k, std::memory_order_release, std::memory_order_relaxed))
+    return;
+  list_kept(root, k);
+}
+
+void drop_kept_native(RootNode* root) noexcept {
+  KeptView* k = root->spare_view.load(std::memory_order_acquire);
+  if (k != nullptr && k->has_native) {
+    Backend::mem_release(k->native);
+    k->has_native = false;
+  }
+}
+
+RootNode::~RootNode() {
+  if (KeptView* k = spare_view.load(std::memory_order_acquire); k != nullptr) {
+    k->~KeptView();
+    DefaultAllocator::deallocate(k, sizeof(MemNode), alignof(MemNode));
+  }
+  for (KeptView* k = spare_views; k != nullptr;) {
+    KeptView* next = k->next;
+    k->~KeptView();
+    DefaultAllocator::deallocate(k, sizeof(MemNode), alignof(MemNode));
+    k = next;
+  }
+  for (MapSlots* s = spare_maps; s != nullptr;) {
+    MapSlots* next = s->spare_next;
+    destroy_node(s);
+    s = next;
+  }
+}
+
 Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
   EDGEMEM_TRY(check_not_svm(n));
-  if (n->parent == nullptr || n->native_state.load(std::memory_order_acquire) == kNativeReady) return n->native;
+  if (n->parent == nullptr || n->native_state.load(std::memory_order_acquire) >= kNativeReady) return n->native;
   // No mutex: the first caller claims the making; another waits for it (rare: two threads asking the
   // same view's first native() at once). A failed make lets the next call try again.
   for (;;) {
@@ -67,7 +158,7 @@ Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
       n->native_state.store(kNativeReady, std::memory_order_release);
       return n->native;
     }
-    if (state == kNativeReady) return n->native;
+    if (state >= kNativeReady) return n->native;
     std::this_thread::yield();
   }
 }
@@ -129,15 +220,19 @@ void unref(MemNode* n) noexcept {
       return;
     }
     RootNode* const own = n->root == n ? n->root : nullptr;  // a root's record, null for a view
+    // A plain view's storage, and the native sub-object native_of made for it, go on to its root.
+    const bool plain_view = n->parent != nullptr && !n->image && n->ownership == NodeOwnership::none;
+    const std::uint8_t native_state = n->native_state.load(std::memory_order_acquire);
+    if (own != nullptr) drop_kept_native(own);  // a dead view's sub-object goes before its root's object
     if (own != nullptr && own->svm != nullptr) {
       free_svm_root(own);
     } else {
       // Foreign memory (an import's mapping) goes right after the native object, so first every
       // command that may still reach it must be done (clReleaseMemObject alone would defer).
       if (own != nullptr && own->external != nullptr) wait_pending(own->pending, n->ctx);
-      // A view has a native object of its own only once native_of made it (or it was adopted).
-      if (!n->borrowed && (own != nullptr || n->native_state.load(std::memory_order_acquire) == kNativeReady))
-        Backend::mem_release(n->native);
+      // A view has a native object of its own only once native_of made it (or it was given one).
+      const bool view_native = native_state >= kNativeReady && !(plain_view && native_state == kNativeReady);
+      if (!n->borrowed && (own != nullptr || view_native)) Backend::mem_release(n->native);
     }
     if (own != nullptr) {
       if (own->external != nullptr) own->external->release(own->external);
@@ -159,13 +254,9 @@ void unref(MemNode* n) noexcept {
       std::lock_guard<detail::Lock> lock(n->root->map_lock);
       NodeOwner* heap = n->owner.load(std::memory_order_relaxed);
       heap->take_back(heap, n);
-    } else if (parent != nullptr && !n->image && n->ownership == NodeOwnership::none) {
-      // A plain view: its storage waits in the root for the next view (the root frees it when it dies).
-      RootNode* root = n->root;
-      n->~MemNode();
-      MemNode* none = nullptr;
-      if (!root->spare_view.compare_exchange_strong(none, n, std::memory_order_release, std::memory_order_relaxed))
-        DefaultAllocator::deallocate(n, sizeof(MemNode), alignof(MemNode));
+    } else if (plain_view) {
+      // Its storage waits in the root for the next view (the root frees it when it dies).
+      keep_view_storage(n->root, n);
     } else {
       destroy_mem_node(n);
     }

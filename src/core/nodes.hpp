@@ -21,6 +21,7 @@
 #include <edgemem/svm.hpp>
 
 #include "contract/active.hpp"
+#include "core/live.hpp"
 #include "core/lock.hpp"
 
 namespace edgemem::detail {
@@ -153,9 +154,11 @@ struct ExternalRef {
   std::uint64_t identity = 0;
 };
 
-/// MemNode::native_state of a view: no native sub-object yet, one thread making it, made (and
-/// `native` published by the release store that set it).
-inline constexpr std::uint8_t kNativeNone = 0, kNativeMaking = 1, kNativeReady = 2;
+/// MemNode::native_state of a view: no native sub-object yet, one thread making it, made by native_of
+/// (and `native` published by the release store that set it), or given (adopted, or an image view's):
+/// at least kNativeReady means `native` is set. Only what native_of made may go on to a later view of
+/// the same bytes (KeptView).
+inline constexpr std::uint8_t kNativeNone = 0, kNativeMaking = 1, kNativeReady = 2, kNativeGiven = 3;
 
 /// The mapping slots of one node: made on its first map, kept until the node dies (most views, pool
 /// blocks and heap runs are never mapped, so a node stays small). Guarded by root->map_lock.
@@ -171,6 +174,7 @@ struct MapSlots {
 };
 
 struct RootNode;
+struct KeptView;
 
 /// A buffer's or view's record: what every handle on memory names. A view (Buffer::sub, a pool block, a
 /// heap run, an image over a buffer) is only this: its root, its bytes there, its access and its lazily
@@ -222,15 +226,7 @@ struct MemNode {
 /// foreign memory, held once however many views it has. `root` is `this`.
 struct RootNode : MemNode {
   RootNode() noexcept { root = this; }
-  ~RootNode() {
-    if (MemNode* spare = spare_view.load(std::memory_order_acquire); spare != nullptr)
-      DefaultAllocator::deallocate(spare, sizeof(MemNode), alignof(MemNode));
-    for (MapSlots* s = spare_maps; s != nullptr;) {
-      MapSlots* next = s->spare_next;
-      destroy_node(s);
-      s = next;
-    }
-  }
+  ~RootNode();  // frees the kept views' storage and the spare mapping slots (nodes.cpp)
 
   std::byte* svm = nullptr;         // shared virtual memory (Svm::create): the allocation's first byte,
                                     // else null (core/svm_root.hpp)
@@ -248,10 +244,39 @@ struct RootNode : MemNode {
   MemNode* mapped_head = nullptr;        // their list (MapSlots::next / prev)
   MapSlots* spare_maps = nullptr;  // slots of this root's dead views, for the next view's first map
                                    // (so pool blocks and heap runs mapped per frame allocate nothing)
-  // The storage of this root's last dead plain view (destroyed, not freed), for the next view's node,
-  // so views made and dropped per frame cost no allocation (take_view_node, unref).
-  std::atomic<MemNode*> spare_view{nullptr};
+  // The storage of this root's dead plain views (KeptView), for the next views' nodes, so views made
+  // and dropped per frame cost no allocation (take_view_node, keep_view_storage): the last one in
+  // `spare_view` (one atomic exchange to take; it may keep its native sub-object), up to
+  // kMaxSpareViews more in `spare_views`, a list guarded by `spare_lock` (`spare_count` read without it
+  // is a hint).
+  std::atomic<KeptView*> spare_view{nullptr};
+  SpinLock spare_lock;  // held for a pointer swap only: one atomic exchange to take, a store to give back
+  std::atomic<std::uint32_t> spare_count{0};
+  KeptView* spare_views = nullptr;
 };
+
+/// The storage of a dead plain view kept by its root (the MemNode destroyed, this built in its place):
+/// the list link and, in the root's `spare_view` slot only, the native sub-object native_of made for
+/// it, handed to the next view of the same bytes and access so a frame loop that asks a view's
+/// native() each frame makes no driver call after the first (the root releases it when it goes).
+/// Built with only `has_native` set (a view dropped per frame writes no more): `next` is set when it
+/// goes on the list, the rest only when `has_native`.
+struct KeptView {
+  explicit KeptView(bool native_kept) noexcept : has_native(native_kept) {}
+  KeptView* next;
+  Backend::NativeMem native;
+  std::size_t origin;
+  std::size_t bytes;
+  MemFlags flags;
+  bool has_native;
+};
+static_assert(sizeof(KeptView) <= sizeof(MemNode) && alignof(KeptView) <= alignof(MemNode),
+              "a kept view lives in a dead view's storage");
+
+/// How many dead views' storage a root keeps beside `spare_view` (96 bytes each on a 64-bit target):
+/// views made by the hundred per frame and dropped take no allocation; a root that once had more
+/// frees the rest.
+inline constexpr std::uint32_t kMaxSpareViews = 256;
 
 struct ImageNode;  // core/image_node.hpp
 
@@ -308,11 +333,47 @@ void destroy_mem_node(MemNode* n) noexcept;
 
 /// Initialises `n` (just constructed, in the allocator's or a heap's storage) as a view of `parent`:
 /// `bytes` bytes at root byte `origin`, access `flags`; takes a reference to `parent` and counts a live
-/// sub-buffer. Never fails: a view has no native sub-object until native_of() asks for one.
-void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept;
-/// A fresh MemNode for a view of `root`'s memory: the root's spare (a dead view's storage) when it has
-/// one, else one from the allocator policy; null when that fails.
-MemNode* take_view_node(RootNode* root) noexcept;
+/// sub-buffer. Never fails: a view has no native sub-object until native_of() asks for one. Inline:
+/// Buffer::sub's path.
+inline void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept {
+  retain(parent);  // the context is borrowed through the parent chain
+  n->ctx = parent->ctx;
+  n->parent = parent;
+  n->root = parent->root;
+  n->origin = origin;
+  n->bytes = bytes;
+  n->storage = parent->storage;
+  n->flags = flags;
+  n->wrapped = parent->wrapped;
+  live_add(n->image ? Live::image : Live::sub_buffer, 1);
+}
+/// take_view_node past the root's last dead view: the rest it kept, else the allocator policy.
+MemNode* take_kept_or_new_view_node(RootNode* root) noexcept;
+/// take_view_node with the last dead view `k` (taken from the slot) that kept its native sub-object:
+/// the node with that sub-object when `k` had the same bytes and access, else `k` goes back.
+MemNode* take_view_node_kept_native(RootNode* root, KeptView* k, std::size_t origin, std::size_t bytes,
+                                    MemFlags flags) noexcept;
+/// A fresh MemNode for a view of `root`'s bytes [origin, origin + bytes) with `flags`: a dead view's
+/// storage the root kept when it has one (with its native sub-object, when it was of the same bytes
+/// and access: native_state kNativeReady), else one from the allocator policy; null when that fails.
+/// Inline: Buffer::sub's path.
+inline MemNode* take_view_node(RootNode* root, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept {
+  if (root->spare_view.load(std::memory_order_relaxed) != nullptr) {
+    if (KeptView* k = root->spare_view.exchange(nullptr, std::memory_order_acquire); k != nullptr) {
+      if (k->has_native) return take_view_node_kept_native(root, k, origin, bytes, flags);
+      k->~KeptView();
+      return new (k) MemNode();
+    }
+  }
+  return take_kept_or_new_view_node(root);
+}
+/// Keeps the storage of `n`, a plain view of `root` being destroyed (its native sub-object too when
+/// native_of made it), for the next view; frees it into the allocator policy when the root keeps
+/// kMaxSpareViews + 1 already. At most one kept view holds a native sub-object: an older one is
+/// released here.
+void keep_view_storage(RootNode* root, MemNode* n) noexcept;
+/// Releases the native sub-object a dead view of `root` kept (before the root's own native object goes).
+void drop_kept_native(RootNode* root) noexcept;
 
 /// The native object of `n`: a root's own; for a view, its native sub-object, made on first use
 /// (kernel arguments, migration, pool blocks at init) and kept until the view dies. Thread-safe.

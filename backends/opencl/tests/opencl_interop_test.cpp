@@ -172,6 +172,59 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: a narrowed view's native sub-buffer ca
   CHECK((same_flags & (CL_MEM_HOST_READ_ONLY | CL_MEM_HOST_WRITE_ONLY | CL_MEM_HOST_NO_ACCESS)) == 0);
 }
 
+TEST_CASE_FIXTURE(emt::Fixture, "interop: a dead view's sub-buffer goes to the next view of its bytes and access only, "
+                                 "and with the root") {
+  const std::size_t a = align();
+  auto buf = Buffer::create(ctx, 4 * a);
+  REQUIRE_OK(buf);
+  cl_mem root = *buf->native();
+  cl_mem first = nullptr;
+  {
+    auto v = buf->sub(a, a);
+    REQUIRE_OK(v);
+    first = *v->native();
+  }
+  REQUIRE(clRetainMemObject(first) == CL_SUCCESS);  // ours, to read it after edgemem lets go
+  // The same bytes and access again: the same sub-buffer (no driver call), still that view's.
+  {
+    auto again = buf->sub(a, a);
+    REQUIRE_OK(again);
+    cl_mem m = *again->native();
+    CHECK(m == first);
+    CHECK(info_of<std::size_t>(clGetMemObjectInfo, m, CL_MEM_OFFSET) == a);
+    CHECK(info_of<std::size_t>(clGetMemObjectInfo, m, CL_MEM_SIZE) == a);
+    CHECK(info_of<cl_mem>(clGetMemObjectInfo, m, CL_MEM_ASSOCIATED_MEMOBJECT) == root);
+  }
+  // Another view's bytes, or the same bytes with other access: a sub-buffer of their own, with their
+  // own offset, size and flags.
+  {
+    auto other = buf->sub(2 * a, a);
+    REQUIRE_OK(other);
+    cl_mem m = *other->native();
+    CHECK(m != first);
+    CHECK(info_of<std::size_t>(clGetMemObjectInfo, m, CL_MEM_OFFSET) == 2 * a);
+    CHECK(info_of<std::size_t>(clGetMemObjectInfo, m, CL_MEM_SIZE) == a);
+    auto narrowed = buf->sub(a, a, edgemem::MemFlags::read_only);
+    REQUIRE_OK(narrowed);
+    cl_mem r = *narrowed->native();
+    CHECK(r != first);
+    CHECK(r != m);
+    CHECK((info_of<cl_mem_flags>(clGetMemObjectInfo, r, CL_MEM_FLAGS) & CL_MEM_READ_ONLY) != 0);
+  }
+  // Two views of the same bytes alive at once: two sub-buffers (one may be the kept one).
+  {
+    auto x = buf->sub(a, a);
+    auto y = buf->sub(a, a);
+    REQUIRE_OK(x);
+    REQUIRE_OK(y);
+    CHECK(*x->native() != *y->native());
+  }
+  // When the root goes, so does edgemem's reference to the kept sub-buffer: only ours is left.
+  buf = Buffer{};
+  CHECK(refs_settled_at([&] { return mem_refs(first); }, 1) == 1);
+  REQUIRE(clReleaseMemObject(first) == CL_SUCCESS);
+}
+
 TEST_CASE_FIXTURE(emt::Fixture, "interop: AdoptMode::borrow takes no reference and releases nothing") {
   const std::size_t bytes = 4 * align();
   auto contents = emt::random_bytes(bytes);
