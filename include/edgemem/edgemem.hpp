@@ -25,7 +25,6 @@
 #include <edgemem/mapping.hpp>
 #include <edgemem/pixel.hpp>
 #include <edgemem/planar_frame.hpp>
-#include <edgemem/pool_core.hpp>
 #include <edgemem/pooled_buffer.hpp>
 #include <edgemem/queue.hpp>
 #include <edgemem/rect.hpp>

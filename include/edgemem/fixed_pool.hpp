@@ -4,7 +4,8 @@
 ///
 /// - FixedPool<N>: capacity known at compile time, the block table and free list inline in the object.
 ///   FixedPool<> (N = dynamic_capacity): capacity given to init(), those two arrays from the allocator
-///   policy. Both run on the same detail::PoolCore; in both, init() takes the count + 1 buffer nodes
+///   policy. Both run on the same pool core (the library's, src/pool/pool_core.hpp: FixedPool holds it
+///   as raw bytes of a size the library checks at compile time); in both, init() takes the count + 1 buffer nodes
 ///   (the parent and one sub-buffer per block) from the allocator policy, and after init() nothing is
 ///   allocated until release().
 /// - Costs: acquire(), return and stats() are O(1): a short spinlock (ThreadSafe) or no lock
@@ -25,17 +26,81 @@
 ///   race, as for any object used while it is destroyed.
 #pragma once
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include <edgemem/buffer.hpp>
 #include <edgemem/context.hpp>
 #include <edgemem/flags.hpp>
-#include <edgemem/pool_core.hpp>
+#include <edgemem/ipc_handle.hpp>
 #include <edgemem/pooled_buffer.hpp>
 #include <edgemem/result.hpp>
 
 namespace edgemem {
+
+class Queue;
+
+/// Thread policy: one thread uses the pool (no locking at all; acquire_for() cannot wait). A block's
+/// last handle may still go on another thread (a DLPack tensor's deleter, run wherever its consumer
+/// runs it): the block then goes onto a lock-free stack (one compare-and-swap) that the pool's thread
+/// moves to its free list at its next acquire(), stats() or release() (issue #29, to settle b).
+struct SingleThread {
+  static constexpr bool concurrent = false;  ///< no synchronisation
+};
+/// Thread policy (the default): any thread may acquire and return blocks concurrently (a short
+/// spinlock around an O(1) free list; a condition variable only for acquire_for() waiters).
+struct ThreadSafe {
+  static constexpr bool concurrent = true;  ///< acquire/return safe from any thread
+};
+
+/// Statistics of a pool; always on, read in O(1).
+struct PoolStats {
+  std::size_t capacity = 0;         ///< blocks in the pool
+  std::size_t block_bytes = 0;      ///< bytes per block, rounded up to the base alignment (as block_bytes())
+  std::size_t in_use = 0;           ///< blocks out now (held, or pending a deferred return)
+  std::size_t high_water = 0;       ///< largest in_use seen
+  std::size_t failed_acquires = 0;  ///< acquire()/acquire_for() calls that returned Errc::exhausted
+};
+
+namespace detail {
+/// Where a pool's blocks come from: one buffer (Buffer::create), one shared virtual memory allocation
+/// (Svm::create), exportable memory (Buffer::create_exportable), or buffers given (init_over).
+enum class BlockSourceKind : std::uint8_t { buffer, svm, exportable, given };
+/// Bytes of a pool core of `Threads` (the library checks its core fits: src/pool/pool_ops.cpp).
+template <class Threads>
+inline constexpr std::size_t kPoolCoreBytes =
+    20 * sizeof(void*) + (Threads::concurrent ? sizeof(std::mutex) + sizeof(std::condition_variable) + 16 : 0);
+/// Inline storage for a pool core, aligned for any of its members.
+template <class Threads>
+struct alignas(std::max_align_t) PoolCoreStorage {
+  unsigned char bytes[kPoolCoreBytes<Threads>];  ///< the core, built by PoolOps::construct
+};
+/// The pool core's operations on its storage (defined, and instantiated for SingleThread and
+/// ThreadSafe, in the library). Each is FixedPool's member of the same name; Errc: as there.
+template <class Threads>
+struct PoolOps {
+  /// Builds an uninitialised core in `core`, over `capacity` inline blocks and links (null, 0: none).
+  static void construct(PoolCoreStorage<Threads>& core, void* blocks, std::uint32_t* links,
+                        std::size_t capacity) noexcept;
+  /// Destroys the core (see FixedPool's destruction policy).
+  static void destroy(PoolCoreStorage<Threads>& core) noexcept;
+  /// FixedPool::init and its variants: blocks from `source` (`grain` for svm, `buffers` for given).
+  static Result<void> init(PoolCoreStorage<Threads>& core, const Context& ctx, Queue& q, std::size_t block_bytes,
+                           std::size_t count, Storage storage, MemFlags flags, BlockSourceKind source,
+                           SvmGrain grain, const Buffer* buffers) noexcept;
+  static Result<IpcHandle> export_handle(const PoolCoreStorage<Threads>& core) noexcept;  ///< as FixedPool's
+  /// As FixedPool::descriptor.
+  static Result<BlockDescriptor> descriptor(const PoolCoreStorage<Threads>& core, const PooledBuffer& b) noexcept;
+  static Result<PooledBuffer> acquire(PoolCoreStorage<Threads>& core) noexcept;  ///< as FixedPool's
+  /// As FixedPool::acquire_for.
+  static Result<PooledBuffer> acquire_for(PoolCoreStorage<Threads>& core, std::chrono::nanoseconds timeout) noexcept;
+  static PoolStats stats(const PoolCoreStorage<Threads>& core) noexcept;               ///< as FixedPool's
+  static bool owns(const PoolCoreStorage<Threads>& core, const PooledBuffer& b) noexcept;  ///< as FixedPool's
+  static Result<void> release(PoolCoreStorage<Threads>& core) noexcept;                ///< as FixedPool's
+};
+}  // namespace detail
 
 template <std::size_t K>
 class FrameRing;
@@ -68,10 +133,10 @@ class FixedPool {
   static constexpr std::size_t static_capacity = N;
 
   /// An uninitialised pool: acquire()/acquire_for() return Errc::released until init() succeeds.
-  FixedPool() noexcept : core_(slots_.block_storage(), slots_.link_storage(), N) {}
+  FixedPool() noexcept { Ops::construct(core_, slots_.block_storage(), slots_.link_storage(), N); }
   FixedPool(const FixedPool&) = delete;
   FixedPool& operator=(const FixedPool&) = delete;
-  ~FixedPool() = default;  ///< see the destruction policy in the file comment
+  ~FixedPool() { Ops::destroy(core_); }  ///< see the destruction policy in the file comment
 
   /// Allocates one buffer of `count` blocks of `block_bytes` bytes each, rounded up to ctx.base_align(),
   /// as sub-buffers, and zero-fills it through `q` with a device fill (waiting for it; allowed for every
@@ -86,7 +151,8 @@ class FixedPool {
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count = N,
                                   Storage storage = Storage::device,
                                   MemFlags flags = MemFlags::read_write) noexcept {
-    return core_.init(ctx, q, block_bytes, count, storage, flags);
+    return Ops::init(core_, ctx, q, block_bytes, count, storage, flags, detail::BlockSourceKind::buffer,
+                     SvmGrain::coarse, nullptr);
   }
 
   /// init() over one shared virtual memory allocation of `grain` (Svm::create; pyopencl's SVMPool, with
@@ -95,8 +161,8 @@ class FixedPool {
   /// Errc: as init() above, plus those of Svm::create (unsupported: the device lacks `grain`).
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
                                   SvmGrain grain) noexcept {
-    return core_.init(ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write,
-                      detail::BlockSource{&detail::svm_arena, grain, nullptr});
+    return Ops::init(core_, ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write,
+                     detail::BlockSourceKind::svm, grain, nullptr);
   }
   /// init() over exportable memory (Buffer::create_exportable: a sealed memfd, zero at creation), so
   /// export_handle() can hand the whole pool to another process (cuda.core's pool-level export). On the
@@ -104,8 +170,8 @@ class FixedPool {
   /// those of Buffer::create_exportable (unsupported: no unified memory).
   [[nodiscard]] Result<void> init_exportable(const Context& ctx, Queue& q, std::size_t block_bytes,
                                              std::size_t count = N, MemFlags flags = MemFlags::read_write) noexcept {
-    return core_.init(ctx, q, block_bytes, count, Storage::host, flags,
-                      detail::BlockSource{&detail::exportable_arena, SvmGrain::coarse, nullptr});
+    return Ops::init(core_, ctx, q, block_bytes, count, Storage::host, flags, detail::BlockSourceKind::exportable,
+                     SvmGrain::coarse, nullptr);
   }
   /// init() over `count` existing buffers of `block_bytes` bytes each, one block each, as they are (no
   /// rounding, no fill): e.g. a V4L2 buffer queue imported once with Buffer::import, then acquired and
@@ -117,49 +183,50 @@ class FixedPool {
   [[nodiscard]] Result<void> init_over(const Context& ctx, Queue& q, const Buffer* buffers, std::size_t count,
                                        std::size_t block_bytes) noexcept {
     if (buffers == nullptr) return fail(Errc::invalid_argument, "no buffers given");
-    return core_.init(ctx, q, block_bytes, count, Storage::host, MemFlags::read_write,
-                      detail::BlockSource{&detail::buffer_arena, SvmGrain::coarse, buffers});
+    return Ops::init(core_, ctx, q, block_bytes, count, Storage::host, MemFlags::read_write,
+                     detail::BlockSourceKind::given, SvmGrain::coarse, buffers);
   }
   /// A handle to the whole pool for another process (ImportedPool::attach there), made once; blocks
   /// then travel as descriptor()s. Errc: released (not initialised), unsupported (not made by
   /// init_exportable()), backend_failure (dup failed).
-  [[nodiscard]] Result<IpcHandle> export_handle() const noexcept { return core_.export_handle(); }
+  [[nodiscard]] Result<IpcHandle> export_handle() const noexcept { return Ops::export_handle(core_); }
   /// The small descriptor of block `b` for the process that attached export_handle() (no system call).
   /// Errc: released (not initialised, or `b` empty), invalid_argument (`b` is not a block of this pool),
   /// unsupported (not made by init_exportable()).
-  [[nodiscard]] Result<BlockDescriptor> descriptor(const PooledBuffer& b) const noexcept { return core_.descriptor(b); }
+  [[nodiscard]] Result<BlockDescriptor> descriptor(const PooledBuffer& b) const noexcept { return Ops::descriptor(core_, b); }
 
   /// Hands out a free block in O(1): no backend call, no heap allocation, no waiting.
   /// Errc: released (not initialised or released), exhausted (every block is out; counted in
   /// stats().failed_acquires, nothing else changes).
-  [[nodiscard]] Result<PooledBuffer> acquire() noexcept { return core_.acquire(); }
+  [[nodiscard]] Result<PooledBuffer> acquire() noexcept { return Ops::acquire(core_); }
   /// As acquire(), but waits up to `timeout` for a block to come back (ThreadSafe; with SingleThread
   /// nothing can come back meanwhile, so it does not wait). A timeout too long for steady_clock to add
   /// to now (nanoseconds::max(), for one) waits forever; one <= 0 does not wait. Errc: released,
   /// exhausted (still none after `timeout`; counted once in stats().failed_acquires).
   [[nodiscard]] Result<PooledBuffer> acquire_for(std::chrono::nanoseconds timeout) noexcept {
-    return core_.acquire_for(timeout);
+    return Ops::acquire_for(core_, timeout);
   }
 
   /// Capacity, block size, blocks out, high-water mark and failed acquires, in O(1).
-  [[nodiscard]] PoolStats stats() const noexcept { return core_.stats(); }
+  [[nodiscard]] PoolStats stats() const noexcept { return Ops::stats(core_); }
   /// Blocks in the pool (0 before init()).
-  [[nodiscard]] std::size_t capacity() const noexcept { return core_.stats().capacity; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return Ops::stats(core_).capacity; }
   /// Bytes per block after rounding: the `block_bytes` given to init() rounded up to ctx.base_align(),
   /// so possibly more than asked for; what every block's PooledBuffer::size() and stats().block_bytes
   /// say (0 before init()).
-  [[nodiscard]] std::size_t block_bytes() const noexcept { return core_.stats().block_bytes; }
+  [[nodiscard]] std::size_t block_bytes() const noexcept { return Ops::stats(core_).block_bytes; }
   /// True when `b` is a block of this pool.
-  [[nodiscard]] bool owns(const PooledBuffer& b) const noexcept { return core_.owns(b); }
+  [[nodiscard]] bool owns(const PooledBuffer& b) const noexcept { return Ops::owns(core_, b); }
   /// Frees the pool's memory and bookkeeping; init() may be called again afterwards. Idempotent.
   /// Errc: busy (blocks are still out, including deferred returns; nothing changes).
-  [[nodiscard]] Result<void> release() noexcept { return core_.release(); }
+  [[nodiscard]] Result<void> release() noexcept { return Ops::release(core_); }
 
  private:
   template <std::size_t K>
   friend class FrameRing;
+  using Ops = detail::PoolOps<Threads>;
   detail::PoolSlots<N> slots_;  // before core_: built first, destroyed after it
-  detail::PoolCore<Threads> core_;
+  detail::PoolCoreStorage<Threads> core_;
 };
 
 }  // namespace edgemem

@@ -13,6 +13,7 @@
 /// then destroys the pool (see FixedPool's destruction policy).
 #pragma once
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -44,36 +45,30 @@ struct RingStats {
 };
 
 namespace detail {
-/// The size-erased ring: a FIFO of published frames over inline storage owned by FrameRing<K>.
-/// Nothing of it is callable but by FrameRing (a friend).
-class RingCore {
-  template <std::size_t K>
-  friend class edgemem::FrameRing;
-
-  RingCore(PoolCore<ThreadSafe>& pool, PooledBuffer* fifo, std::size_t capacity) noexcept
-      : pool_(pool), fifo_(fifo), capacity_(capacity) {}
-  RingCore(const RingCore&) = delete;
-  RingCore& operator=(const RingCore&) = delete;
-  ~RingCore() { clear(); }
-  Result<void> init(const Context& ctx, Queue& q, std::size_t frame_bytes, Overflow policy, Storage storage,
-                    MemFlags flags, const BlockSource& source = {}) noexcept;
-  Result<PooledBuffer> acquire() noexcept;
-  Result<void> publish(PooledBuffer&& frame) noexcept;
-  Result<PooledBuffer> take() noexcept;
-  Result<PooledBuffer> take_for(std::chrono::nanoseconds timeout) noexcept;
-  RingStats stats() const noexcept;
-  [[nodiscard]] Result<void> release() noexcept;
-
-  void clear() noexcept;
-  PooledBuffer pop_locked() noexcept;
-  PoolCore<ThreadSafe>& pool_;
-  PooledBuffer* fifo_;
-  std::size_t capacity_;
-  std::size_t head_ = 0, size_ = 0;
-  Overflow policy_ = Overflow::refuse;
-  std::size_t published_ = 0, taken_ = 0, dropped_ = 0, refused_ = 0;
-  mutable std::mutex lock_;
-  std::condition_variable ready_;
+/// Bytes of a ring core (the library checks its core fits: src/pool/pool_ops.cpp).
+inline constexpr std::size_t kRingCoreBytes = 14 * sizeof(void*) + sizeof(std::mutex) + sizeof(std::condition_variable);
+/// Inline storage for a ring core, aligned for any of its members.
+struct alignas(std::max_align_t) RingCoreStorage {
+  unsigned char bytes[kRingCoreBytes];  ///< the core, built by RingOps::construct
+};
+/// The ring core's operations on its storage (defined in the library). Each is FrameRing's member of
+/// the same name; Errc: as there.
+struct RingOps {
+  /// Builds an empty core in `core` over the frame pool `pool` and `capacity` inline FIFO slots.
+  static void construct(RingCoreStorage& core, PoolCoreStorage<ThreadSafe>& pool, PooledBuffer* fifo,
+                        std::size_t capacity) noexcept;
+  /// Destroys the core (drops unconsumed frames).
+  static void destroy(RingCoreStorage& core) noexcept;
+  /// FrameRing::init and its variants: frames from `source` (`buffers` for given).
+  static Result<void> init(RingCoreStorage& core, const Context& ctx, Queue& q, std::size_t frame_bytes, Overflow policy,
+                           Storage storage, MemFlags flags, BlockSourceKind source, const Buffer* buffers) noexcept;
+  static Result<PooledBuffer> acquire(RingCoreStorage& core) noexcept;                    ///< as FrameRing's
+  static Result<void> publish(RingCoreStorage& core, PooledBuffer&& frame) noexcept;      ///< as FrameRing's
+  static Result<PooledBuffer> take(RingCoreStorage& core) noexcept;                       ///< as FrameRing's
+  /// As FrameRing::take_for.
+  static Result<PooledBuffer> take_for(RingCoreStorage& core, std::chrono::nanoseconds timeout) noexcept;
+  static RingStats stats(const RingCoreStorage& core) noexcept;                           ///< as FrameRing's
+  static Result<void> release(RingCoreStorage& core) noexcept;                            ///< as FrameRing's
 };
 }  // namespace detail
 
@@ -84,10 +79,10 @@ class FrameRing {
 
  public:
   /// An uninitialised ring: every call returns Errc::released until init() succeeds.
-  FrameRing() noexcept : core_(pool_core(), fifo_, K) {}
+  FrameRing() noexcept { detail::RingOps::construct(core_, pool_.core_, fifo_, K); }
   FrameRing(const FrameRing&) = delete;
   FrameRing& operator=(const FrameRing&) = delete;
-  ~FrameRing() = default;
+  ~FrameRing() { detail::RingOps::destroy(core_); }
 
   /// Creates the K frames of `frame_bytes` bytes (rounded up to ctx.base_align()) as a FixedPool<K>
   /// (zero-filled through `q` with a device fill) and sets the overflow policy. Errc: as FixedPool::init(),
@@ -95,23 +90,24 @@ class FrameRing {
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t frame_bytes,
                                   Overflow policy = Overflow::refuse, Storage storage = Storage::shared,
                                   MemFlags flags = MemFlags::read_write) noexcept {
-    return core_.init(ctx, q, frame_bytes, policy, storage, flags);
+    return detail::RingOps::init(core_, ctx, q, frame_bytes, policy, storage, flags, detail::BlockSourceKind::buffer,
+                                 nullptr);
   }
   /// init() over exportable memory (FixedPool::init_exportable), so export_handle() hands the whole
   /// ring's memory to another process (ImportedPool::attach there) and frames travel as descriptor()s.
   /// Errc: as init(), plus those of Buffer::create_exportable (unsupported: no unified memory).
   [[nodiscard]] Result<void> init_exportable(const Context& ctx, Queue& q, std::size_t frame_bytes,
                                              Overflow policy = Overflow::refuse) noexcept {
-    return core_.init(ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
-                      detail::BlockSource{&detail::exportable_arena, SvmGrain::coarse, nullptr});
+    return detail::RingOps::init(core_, ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
+                                 detail::BlockSourceKind::exportable, nullptr);
   }
   /// init() over K existing buffers of `frame_bytes` bytes each (FixedPool::init_over), e.g. the
   /// buffers of a V4L2 queue imported once with Buffer::import: the ring then cycles them with no driver
   /// call. Errc: as FixedPool::init_over(), plus invalid_argument (unknown `policy`).
   [[nodiscard]] Result<void> init_over(const Context& ctx, Queue& q, const Buffer (&buffers)[K], std::size_t frame_bytes,
                                        Overflow policy = Overflow::refuse) noexcept {
-    return core_.init(ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
-                      detail::BlockSource{&detail::buffer_arena, SvmGrain::coarse, buffers});
+    return detail::RingOps::init(core_, ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
+                                 detail::BlockSourceKind::given, buffers);
   }
   /// A handle to the ring's memory for another process (FixedPool::export_handle). Errc: as it.
   [[nodiscard]] Result<IpcHandle> export_handle() const noexcept { return pool_.export_handle(); }
@@ -121,20 +117,20 @@ class FrameRing {
   }
   /// Producer: a frame to fill. Errc: released (not initialised), exhausted (no free frame and, with
   /// Overflow::drop_oldest, no published frame to drop either; counted in stats().refused).
-  [[nodiscard]] Result<PooledBuffer> acquire() noexcept { return core_.acquire(); }
+  [[nodiscard]] Result<PooledBuffer> acquire() noexcept { return detail::RingOps::acquire(core_); }
   /// Producer: queues `frame` for the consumer; `frame` is moved from only on success.
   /// Errc: released (ring not initialised, or `frame` empty), invalid_argument (`frame` is not a frame of
   /// this ring), busy (a mapping made through `frame` is still open).
-  [[nodiscard]] Result<void> publish(PooledBuffer&& frame) noexcept { return core_.publish(std::move(frame)); }
+  [[nodiscard]] Result<void> publish(PooledBuffer&& frame) noexcept { return detail::RingOps::publish(core_, std::move(frame)); }
   /// Consumer: the oldest published frame. Errc: released (not initialised), exhausted (none published).
-  [[nodiscard]] Result<PooledBuffer> take() noexcept { return core_.take(); }
+  [[nodiscard]] Result<PooledBuffer> take() noexcept { return detail::RingOps::take(core_); }
   /// Consumer: as take(), waiting up to `timeout` for a frame (a timeout too long for steady_clock to
   /// add to now, such as nanoseconds::max(), waits forever). Errc: released, exhausted (none in time).
   [[nodiscard]] Result<PooledBuffer> take_for(std::chrono::nanoseconds timeout) noexcept {
-    return core_.take_for(timeout);
+    return detail::RingOps::take_for(core_, timeout);
   }
   /// Pool statistics and ring counters.
-  [[nodiscard]] RingStats stats() const noexcept { return core_.stats(); }
+  [[nodiscard]] RingStats stats() const noexcept { return detail::RingOps::stats(core_); }
   /// Bytes per frame after rounding: the `frame_bytes` given to init() rounded up to ctx.base_align(),
   /// so possibly more than asked for; what every frame's size() and stats().pool.block_bytes say (0
   /// before init()).
@@ -143,13 +139,12 @@ class FrameRing {
   /// Errc: busy (the producer or consumer still holds a frame, or a sub-buffer or mapping of an
   /// unconsumed frame is alive; nothing changes, unconsumed frames are kept). Not to be called while
   /// another thread uses the ring.
-  [[nodiscard]] Result<void> release() noexcept { return core_.release(); }
+  [[nodiscard]] Result<void> release() noexcept { return detail::RingOps::release(core_); }
 
  private:
-  detail::PoolCore<ThreadSafe>& pool_core() noexcept { return pool_.core_; }
   FixedPool<K, ThreadSafe> pool_;  // first: built first, destroyed last
   PooledBuffer fifo_[K];
-  detail::RingCore core_;
+  detail::RingCoreStorage core_;
 };
 
 }  // namespace edgemem

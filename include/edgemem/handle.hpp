@@ -16,6 +16,12 @@ struct QueueNode;
 struct MemNode;
 struct HandleAccess;
 
+/// Who takes a pool block or heap run back when its handles let go (a pool, a heap, a shared ring's
+/// consumer): `take_back` is called with the node whose last outside reference went.
+struct NodeOwner {
+  void (*take_back)(NodeOwner* self, MemNode* node) noexcept = nullptr;  ///< `node` came back to `self`
+};
+
 /// Drops one reference to a node (the last one releases its native object and the node).
 void unref(ContextNode* n) noexcept;
 /// Drops one reference to a node (the last one releases its native object and the node).

@@ -23,7 +23,7 @@
 #include <edgemem/buffer.hpp>
 #include <edgemem/context.hpp>
 #include <edgemem/flags.hpp>
-#include <edgemem/pool_core.hpp>
+#include <edgemem/handle.hpp>
 #include <edgemem/result.hpp>
 
 namespace edgemem {
@@ -95,7 +95,7 @@ class Heap : private detail::NodeOwner {
 
  private:
   Result<void> init_arena(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
-                          Storage storage, MemFlags flags, std::size_t max_buffers, detail::MakeArena make,
+                          Storage storage, MemFlags flags, std::size_t max_buffers, bool svm,
                           SvmGrain grain) noexcept;
   static void take_back_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
   bool page_used(std::size_t p) const noexcept { return (bitmap_[p / 64] >> (p % 64)) & 1u; }

@@ -15,7 +15,6 @@
 #include <edgemem/event.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/image.hpp>
-#include <edgemem/pool_core.hpp>
 #include <edgemem/queue.hpp>
 #include <edgemem/sampler.hpp>
 #include <edgemem/svm.hpp>
@@ -23,6 +22,7 @@
 #include "contract/active.hpp"
 #include "core/live.hpp"
 #include "core/lock.hpp"
+#include "pool/pool_core.hpp"
 
 namespace edgemem::detail {
 

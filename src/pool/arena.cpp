@@ -1,6 +1,6 @@
 // The one allocation of a pool or heap (detail::MakeArena, pool_core.hpp): made and zero-filled through
 // the caller's queue at init(), so a device that defers allocation fails there and not mid-frame.
-#include <edgemem/pool_core.hpp>
+#include "pool/pool_core.hpp"
 #include <edgemem/svm.hpp>
 
 #include "core/svm_root.hpp"

@@ -1,6 +1,6 @@
 // detail::RingCore: the FIFO of published frames behind FrameRing, under one mutex; frames come
 // from and go back to a PoolCore<ThreadSafe>. No heap, no backend call.
-#include <edgemem/frame_ring.hpp>
+#include "pool/ring_core.hpp"
 
 #include "core/nodes.hpp"
 #include "pool/deadline.hpp"

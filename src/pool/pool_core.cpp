@@ -1,7 +1,7 @@
 // detail::PoolCore: the free list, statistics and block lifetime behind FixedPool and FrameRing.
 // acquire and return are O(1): pop/push an index under a spinlock (ThreadSafe) or no lock
 // (SingleThread), plus one atomic reference count change; no backend call, no allocation.
-#include <edgemem/pool_core.hpp>
+#include "pool/pool_core.hpp"
 #include <edgemem/queue.hpp>
 
 #include <new>

@@ -11,7 +11,7 @@
 #include <utility>
 
 #include <edgemem/mapping.hpp>
-#include <edgemem/pool_core.hpp>
+#include "pool/pool_core.hpp"
 #include <edgemem/queue.hpp>
 
 #include "core/checks.hpp"

@@ -1,4 +1,4 @@
-// detail::IndexFreeList (pool_core.hpp), the free list under every pool (free blocks) and heap (free
+// detail::IndexFreeList (src/pool/pool_core.hpp), the free list under every pool (free blocks) and heap (free
 // node slots), tested on its own, without a device: every index handed out once, none twice, O(1)
 // take and give back in LIFO order, the `taken` mark, and an empty list.
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include <doctest/doctest.h>
-#include <edgemem/pool_core.hpp>
+#include "pool/pool_core.hpp"
 
 using edgemem::detail::IndexFreeList;
 

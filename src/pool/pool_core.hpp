@@ -1,6 +1,6 @@
-/// @file pool_core.hpp  What FixedPool and FrameRing share: the thread-safety policies, the pool
-/// statistics, and the size-erased pool implementation (detail::PoolCore) that both the
-/// compile-time-capacity and the creation-time-capacity FixedPool run on.
+// What FixedPool and FrameRing run on (private: FixedPool keeps it as raw bytes, fixed_pool.hpp):
+// the size-erased pool (detail::PoolCore) of both the compile-time-capacity and the
+// creation-time-capacity FixedPool, its free list, locks and waiters, and where blocks come from.
 #pragma once
 #include <atomic>
 #include <chrono>
@@ -12,6 +12,7 @@
 
 #include <edgemem/buffer.hpp>
 #include <edgemem/context.hpp>
+#include <edgemem/fixed_pool.hpp>
 #include <edgemem/flags.hpp>
 #include <edgemem/pooled_buffer.hpp>
 #include <edgemem/result.hpp>
@@ -19,43 +20,11 @@
 namespace edgemem {
 
 class Queue;
-template <std::size_t N, class Threads>
-class FixedPool;
-template <std::size_t K>
-class FrameRing;
-
-/// Thread policy: one thread uses the pool (no locking at all; acquire_for() cannot wait). A block's
-/// last handle may still go on another thread (a DLPack tensor's deleter, run wherever its consumer
-/// runs it): the block then goes onto a lock-free stack (one compare-and-swap) that the pool's thread
-/// moves to its free list at its next acquire(), stats() or release() (issue #29, to settle b).
-struct SingleThread {
-  static constexpr bool concurrent = false;  ///< no synchronisation
-};
-/// Thread policy (the default): any thread may acquire and return blocks concurrently (a short
-/// spinlock around an O(1) free list; a condition variable only for acquire_for() waiters).
-struct ThreadSafe {
-  static constexpr bool concurrent = true;  ///< acquire/return safe from any thread
-};
-
-/// Statistics of a pool; always on, read in O(1).
-struct PoolStats {
-  std::size_t capacity = 0;         ///< blocks in the pool
-  std::size_t block_bytes = 0;      ///< bytes per block, rounded up to the base alignment (as block_bytes())
-  std::size_t in_use = 0;           ///< blocks out now (held, or pending a deferred return)
-  std::size_t high_water = 0;       ///< largest in_use seen
-  std::size_t failed_acquires = 0;  ///< acquire()/acquire_for() calls that returned Errc::exhausted
-};
 
 namespace detail {
 
 struct MemNode;
 
-/// Takes pool blocks, consumed shared-ring frames and heap runs back (src/core/nodes.hpp, NodeOwnership).
-/// A heap run comes back under its root's map_lock; a pool block or ring frame (NodeOwnership::pool_block)
-/// under no lock of the caller: a pool takes its own spinlock (ThreadSafe) or pushes lock-free (SingleThread).
-struct NodeOwner {
-  void (*take_back)(NodeOwner* self, MemNode* node) noexcept = nullptr;  ///< `node` came back to `self`
-};
 
 /// A free list of the indices 0..count-1 over caller-supplied links (no heap): O(1) take and give
 /// back. Pools (free blocks) and heaps (free node slots) both run on it; its owner locks.
@@ -159,10 +128,8 @@ Result<BlockDescriptor> describe_block(const Buffer& block, std::uint32_t index)
 /// of it is callable but by FixedPool, FrameRing and the ring core (friends).
 template <class Threads>
 class PoolCore : private NodeOwner {
-  template <std::size_t N, class T>
-  friend class edgemem::FixedPool;
-  template <std::size_t K>
-  friend class edgemem::FrameRing;
+  template <class T>
+  friend struct PoolOps;
   friend class RingCore;
 
 
