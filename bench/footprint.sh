@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Footprint of edgemem in a minimal firmware-like app (bench/footprint/app_edgemem.cpp: context,
 # queue, FixedPool, map, write, read) against the same app over plain malloc (app_malloc.cpp).
-# For each target: builds libedgemem.a (host backend) with -Os -ffunction-sections -fdata-sections,
+# For each target: builds libedgemem.a (the registry's driverless backend) with -Os -ffunction-sections -fdata-sections,
 # links both apps with -Os -Wl,--gc-sections (libc and libstdc++ shared, as on an embedded Linux
 # board), runs both under qemu-user (their checksums must agree) and prints
 #   target=<t> text_bytes=<n> data_bytes=<n> bss_bytes=<n> edgemem_text_bytes=<n>
@@ -12,6 +12,9 @@
 # Needs: g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user meson ninja-build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/registry.sh
+. scripts/registry.sh
+backend=$(registry_driverless)
 
 top=0
 targets=()
@@ -38,7 +41,7 @@ for t in "${targets[@]}"; do
   mkdir -p build-emb-logs
   if [ ! -f "$build/build.ninja" ]; then
     rm -rf "$build"
-    meson setup "$build" --cross-file "cross/$triple.ini" -Dmemory_backend=host -Doptimization=s \
+    meson setup "$build" --cross-file "cross/$triple.ini" -Dmemory_backend="$backend" -Doptimization=s \
       -Ddebug=false -Db_ndebug=true "-Dcpp_args=['-ffunction-sections','-fdata-sections']" \
       -Dtests=disabled -Dexamples=disabled -Dbench=disabled -Dwerror=true >"$log" 2>&1 ||
       { cat "$log"; exit 1; }

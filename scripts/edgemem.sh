@@ -10,7 +10,9 @@ cd "$(dirname "$0")/.."
 # The registry's backends (backends/meson.build's backend_names line), in its order. Each folder's
 # ci.sh (sourced) adds its Debian packages to PACKAGES and defines backend_ci_<name>, its CI
 # configurations, run by `test` through the helpers below.
-BACKENDS=($(sed -n "s/^backend_names = \[\(.*\)\]/\1/p" backends/meson.build | tr -d "',"))
+# shellcheck source=scripts/registry.sh
+. scripts/registry.sh
+mapfile -t BACKENDS < <(registry_names)
 [ ${#BACKENDS[@]} -gt 0 ] || { echo "edgemem.sh: no backend_names line in backends/meson.build" >&2; exit 1; }
 PACKAGES=(meson ninja-build pkg-config cmake g++ clang python3
           libexpected-dev doctest-dev

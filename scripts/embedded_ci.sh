@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The embedded toolchain stage of CI (issue 5). Each step builds from a fresh build-emb-* directory
 # with -Dwerror=true and exits non-zero on the first failure:
-#   1. cross suites: host backend for aarch64 and armhf (cross/*.ini), every meson test under qemu-user
-#   2. OpenCL backend cross-compiled and linked for aarch64 against the arm64 ICD loader (multiarch);
-#      its readme_example runs under qemu and must report that no platform is installed
-#   3. tests/consumer: edgemem as a Meson subproject (static, host), native and aarch64 under qemu;
+#   1. cross suites: the registry's driverless backend for aarch64 and armhf (cross/*.ini), every meson
+#      test under qemu-user
+#   2. each backend's own embedded checks (backend_embedded_<name> in backends/<name>/ci.sh, where it
+#      has them: e.g. a backend cross-compiled and linked for aarch64 against its arm64 libraries)
+#   3. tests/consumer: edgemem as a Meson subproject (static, driverless backend), native and aarch64
+#      under qemu;
 #      the subproject builds only libedgemem.a and registers no test; no meson.build sets global arguments
 #   4. meson install to a temporary prefix; a one-file consumer built with plain g++ and
 #      `pkg-config --cflags --libs --static edgemem`, then run
@@ -23,8 +25,18 @@ cd "$(dirname "$0")/.."
 JOBS=${EMB_JOBS:-2}
 A64=cross/aarch64-linux-gnu.ini
 ARMHF=cross/arm-linux-gnueabihf.ini
-A64_OPENCL=cross/aarch64-linux-gnu-opencl.ini
 QEMU_A64=(qemu-aarch64 -L /usr/aarch64-linux-gnu -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib)
+# shellcheck source=scripts/registry.sh
+. scripts/registry.sh
+DRIVERLESS=$(registry_driverless)
+# libedgemem.a of every build above, for the nm step: "build-dir:nm-tool" (a backend's step adds its own).
+NM_BUILDS=(build-emb-install:nm build-emb-std:nm build-emb-cross-aarch64:aarch64-linux-gnu-nm
+           build-emb-cross-armhf:arm-linux-gnueabihf-nm build-emb-footprint-aarch64:aarch64-linux-gnu-nm
+           build-emb-footprint-armhf:arm-linux-gnueabihf-nm)
+for b in $(registry_names); do
+  # shellcheck source=/dev/null
+  . "backends/$b/ci.sh"  # its backend_embedded_<name>, where it has one (PACKAGES is edgemem.sh's)
+done
 # Tests and examples are compiled without -g: the cross suites build twice as fast and test the same code.
 FAST=(-Dwerror=true -Ddebug=false -Dbench=disabled)
 LOGS=build-emb-logs  # configure/build/test logs (build*/ is git-ignored)
@@ -80,33 +92,28 @@ step_cross_suites() {
   for t in aarch64 armhf; do
     ini=$A64
     [ "$t" = armhf ] && ini=$ARMHF
-    log "1. cross suite $t ($ini, host backend, tests under qemu-user)"
-    configure "build-emb-cross-$t" --cross-file "$ini" -Dmemory_backend=host "${FAST[@]}"
+    log "1. cross suite $t ($ini, $DRIVERLESS backend, tests under qemu-user)"
+    configure "build-emb-cross-$t" --cross-file "$ini" -Dmemory_backend="$DRIVERLESS" "${FAST[@]}"
     build "build-emb-cross-$t"
     run_tests "build-emb-cross-$t"
   done
 }
 
-step_opencl_cross() {
-  log "2. OpenCL backend for aarch64 against the arm64 ICD loader"
-  [ -f /usr/lib/aarch64-linux-gnu/pkgconfig/OpenCL.pc ] ||
-    die "no arm64 OpenCL loader: apt-get install ocl-icd-opencl-dev:arm64 (after scripts/embedded_ci.sh enable-arm64)"
-  configure build-emb-cross-aarch64-opencl --cross-file "$A64" --cross-file "$A64_OPENCL" \
-    -Dmemory_backend=opencl -Dtests=disabled "${FAST[@]}"
-  build build-emb-cross-aarch64-opencl
-  local exe=build-emb-cross-aarch64-opencl/examples/readme_example
-  aarch64-linux-gnu-readelf -h "$exe" | grep -q 'Machine: *AArch64' || die "$exe is not an AArch64 executable"
-  aarch64-linux-gnu-readelf -d "$exe" | grep -q 'NEEDED.*libOpenCL.so.1' || die "$exe does not link libOpenCL.so.1"
-  local out
-  out=$("${QEMU_A64[@]}" "$exe" 2>&1 || true)
-  [[ "$out" == *"unsupported: no platform is installed"* ]] || die "$exe under qemu printed: $out"
-  echo "  libedgemem.a + examples linked against /usr/lib/aarch64-linux-gnu/libOpenCL.so; under qemu: $out"
+step_backends() {
+  local b ran=0
+  for b in $(registry_names); do
+    if declare -F "backend_embedded_$b" >/dev/null; then
+      "backend_embedded_$b"
+      ran=1
+    fi
+  done
+  [ "$ran" = 1 ] || echo "  (no backend has embedded checks of its own)"
 }
 
 # consumer DIR [meson args...]: tests/consumer with edgemem as its subproject.
 consumer() {
   local dir=$1; shift
-  configure "$dir" tests/consumer "$@"
+  configure "$dir" tests/consumer -Dedgemem_backend="$DRIVERLESS" "$@"
   build "$dir"
   run_tests "$dir"
   grep -h 'consumer: ok' "$dir/meson-logs/testlog.txt" | sed 's/^/  /'
@@ -132,7 +139,7 @@ step_consumer() {
 step_pkgconfig() {
   log "4. meson install + pkg-config consumer (plain g++)"
   local prefix=$PWD/build-emb-install/prefix
-  configure build-emb-install -Dmemory_backend=host -Dtests=disabled -Dexamples=disabled "${FAST[@]}" \
+  configure build-emb-install -Dmemory_backend="$DRIVERLESS" -Dtests=disabled -Dexamples=disabled "${FAST[@]}" \
     --prefix="$prefix"
   build build-emb-install
   meson install -C build-emb-install --quiet >"$LOGS/build-emb-install.install.log" 2>&1 ||
@@ -166,9 +173,7 @@ step_nm() {
   g++ -c -fexceptions -frtti "$ctl/control.cpp" -o "$ctl/control.o" && ar rcs "$ctl/libcontrol.a" "$ctl/control.o"
   ! nm_clean nm "$ctl/libcontrol.a" 2>/dev/null || die "the nm check does not see a control library's exceptions and RTTI"
   local spec lib tool
-  for spec in build-emb-install:nm build-emb-std:nm build-emb-cross-aarch64:aarch64-linux-gnu-nm \
-              build-emb-cross-armhf:arm-linux-gnueabihf-nm build-emb-cross-aarch64-opencl:aarch64-linux-gnu-nm \
-              build-emb-footprint-aarch64:aarch64-linux-gnu-nm build-emb-footprint-armhf:arm-linux-gnueabihf-nm; do
+  for spec in "${NM_BUILDS[@]}"; do
     lib=${spec%%:*}/libedgemem.a
     tool=${spec##*:}
     [ -f "$lib" ] || die "$lib missing (its step did not run)"
@@ -197,7 +202,7 @@ step_footprint() {
 main() {
   local t0=$SECONDS s
   mkdir -p "$LOGS"
-  for s in cross_suites opencl_cross consumer pkgconfig std_expected footprint nm; do
+  for s in cross_suites backends consumer pkgconfig std_expected footprint nm; do
     local t=$SECONDS
     "step_$s"
     echo "  ($s: $((SECONDS - t)) s)"

@@ -3,8 +3,8 @@
 # Build here (static C++ runtime, release, live counters), for each backend:
 #   meson setup build-gpu-ocl -Dmemory_backend=opencl -Dbuildtype=release -Dlive_counters=true \
 #     '-Dcpp_link_args=-static-libstdc++ -static-libgcc'   (and build-gpu-cu with -Dmemory_backend=cuda)
-# then copy the test and bench binaries (scripts/gpu_ordering_stage.sh does it) into DIR/ocl and DIR/cuda
-# with libOpenCL.so.1, and run DIR/gpu_ordering_run.sh on the GPU machine with $OUT set: the
+# then copy the test and bench binaries into DIR/ocl and DIR/cuda with libOpenCL.so.1 (scripts/gpu_ordering_stage.sh
+# does it: GPU_BUILDS="opencl=build-gpu-ocl cuda=build-gpu-cu" [GPU_BENCH_BUILDS=...] scripts/gpu_ordering_stage.sh), and run DIR/gpu_ordering_run.sh on the GPU machine with $OUT set: the
 # conformance suite (whole), its ordering cases at 16 and 64 MiB frames x 5 runs, the two-queue cases at
 # 16 and 64 MiB, the ordering lifetime and schedule programs, stress, the steady-state allocation test,
 # and the overhead benches (opencl_overhead, peers' frame pipeline; cuda_overhead).

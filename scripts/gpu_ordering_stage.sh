@@ -1,36 +1,43 @@
 #!/bin/bash
-# Copies what scripts/gpu_ordering_run.sh needs from build-gpu-ocl and build-gpu-cu (see there; either may
-# be missing), with the #29/#30 programs (IPC, hostile peer, interop, CUDA context, fuzz replay), into DIR (default .device/ordering, git-ignored), with libOpenCL.so.1 for the OpenCL side.
+# Copies what scripts/gpu_ordering_run.sh and scripts/gpu_registry_run.sh need into DIR (default
+# .device/ordering, git-ignored): for each backend NAME built in BUILD (GPU_BUILDS="NAME=BUILD ...",
+# builds configured as gpu_ordering_run.sh says), the common test programs below and what
+# backends/NAME/gpu_stage.txt lists, into DIR/<its dir>; the benches from builds without live counters
+# (GPU_BENCH_BUILDS="NAME=BUILD ...", optional); FUZZ512=BUILD: the fuzz replay built with the H100's
+# base alignment, where a backend's list says. A backend without a gpu_stage.txt, or a BUILD that is
+# missing, is skipped.
 set -e
 cd "$(dirname "$0")/.."
 DIR=${1:-.device/ordering}
-OCL=${OCL_BUILD:-build-gpu-ocl} CU=${CU_BUILD:-build-gpu-cu}
 rm -rf "$DIR" && mkdir -p "$DIR"
-cp scripts/gpu_ordering_run.sh "$DIR/" && cp -r backends/opencl/tests/driver_bugs/nvidia "$DIR/fuzz-h100"
-stage() {
-  local from=$1 to=$DIR/$2
-  [ -d "$from" ] || return 0
+cp scripts/gpu_ordering_run.sh "$DIR/"
+COMMON=(tests/edgemem_conformance tests/ordering/edgemem_ordering_lifetime tests/stress/edgemem_ordering_schedule
+        tests/stress/edgemem_stress tests/alloc/edgemem_pool_steady_state tests/ipc/edgemem_ipc
+        tests/ipc/edgemem_ipc_hostile tests/fuzz/edgemem_fuzz_replay tools/edgemem_info/edgemem-info)
+# entries NAME KEY: the values of KEY in backends/NAME/gpu_stage.txt.
+entries() { sed -n "s/^$2 //p" "backends/$1/gpu_stage.txt"; }
+for pair in ${GPU_BUILDS:-}; do
+  name=${pair%%=*} from=${pair#*=}
+  [ -f "backends/$name/gpu_stage.txt" ] && [ -d "$from" ] || { echo "skip $pair"; continue; }
+  to=$DIR/$(entries "$name" dir)
   mkdir -p "$to"
-  for f in tests/edgemem_conformance tests/ordering/edgemem_ordering_lifetime tests/stress/edgemem_ordering_schedule \
-           tests/stress/edgemem_stress tests/alloc/edgemem_pool_steady_state backends/opencl/bench/opencl_overhead backends/opencl/bench/peers/peers \
-           backends/cuda/bench/cuda_overhead tests/ipc/edgemem_ipc tests/ipc/edgemem_ipc_hostile backends/opencl/tests/edgemem_interop \
-           backends/opencl/tests/cuda_opaque_fd_test backends/cuda/tests/edgemem_cuda_context tests/fuzz/edgemem_fuzz_replay; do
+  for f in "${COMMON[@]}" $(entries "$name" program); do
     [ -f "$from/$f" ] && cp "$from/$f" "$to/"
   done
   strip "$to"/* 2>/dev/null || true
-  cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 "$to/"
-}
-stage "$OCL" ocl
-stage "$CU" cuda
-# The benches from builds without live counters (their atomics are not what users run), when there:
-# build-gpu-bench (OpenCL) and build-gpu-cubench (CUDA), configured as above with -Dlive_counters=false.
-for pair in "${BENCH_OCL:-build-gpu-bench}:ocl" "${BENCH_CU:-build-gpu-cubench}:cuda"; do
-  from=${pair%%:*} to=$DIR/${pair##*:}
-  for f in backends/opencl/bench/opencl_overhead backends/opencl/bench/opencl_split backends/opencl/bench/peers/peers backends/cuda/bench/cuda_overhead; do
-    [ -f "$from/$f" ] && [ -d "$to" ] && cp "$from/$f" "$to/" && strip "$to/$(basename $f)" && echo "bench $f from $from"
+  for l in $(entries "$name" lib); do cp -L "$l" "$to/"; done
+  entries "$name" copy | while read -r src dst; do cp -r "$src" "$DIR/$dst"; done
+  f=$(entries "$name" fuzz512)
+  if [ -n "$f" ] && [ -n "${FUZZ512:-}" ] && [ -f "$FUZZ512/$f" ]; then
+    cp "$FUZZ512/$f" "$to/" && echo "fuzz replay (512) into $to"
+  fi
+done
+for pair in ${GPU_BENCH_BUILDS:-}; do
+  name=${pair%%=*} from=${pair#*=}
+  [ -f "backends/$name/gpu_stage.txt" ] || continue
+  to=$DIR/$(entries "$name" dir)
+  for f in $(entries "$name" bench); do
+    [ -f "$from/$f" ] && [ -d "$to" ] && cp "$from/$f" "$to/" && strip "$to/$(basename "$f")" && echo "bench $f from $from"
   done
 done
-# The fuzz replay built with the H100's base alignment (backends/opencl/tests/driver_bugs/nvidia/README.md), when there.
-[ -f "${FUZZ512:-build-gpu-512}/tests/fuzz/edgemem_fuzz_replay" ] && [ -d "$DIR/ocl" ] &&
-  cp "${FUZZ512:-build-gpu-512}/tests/fuzz/edgemem_fuzz_replay" "$DIR/ocl/edgemem_fuzz_replay" && echo "fuzz replay (512)"
 du -sh "$DIR"

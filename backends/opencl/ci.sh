@@ -31,3 +31,23 @@ backend_ci_opencl() {
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dlive_counters=true \
     -Dexamples=disabled -Dbench=disabled
 }
+
+# scripts/embedded_ci.sh's step 2 (its helpers: log, die, configure, build, FAST, A64, QEMU_A64,
+# NM_BUILDS): the OpenCL backend cross-compiled and linked for aarch64 against the arm64 ICD loader
+# (multiarch); its readme_example runs under qemu and must report that no platform is installed.
+backend_embedded_opencl() {
+  log "2. OpenCL backend for aarch64 against the arm64 ICD loader"
+  [ -f /usr/lib/aarch64-linux-gnu/pkgconfig/OpenCL.pc ] ||
+    die "no arm64 OpenCL loader: apt-get install ocl-icd-opencl-dev:arm64 (after scripts/embedded_ci.sh enable-arm64)"
+  configure build-emb-cross-aarch64-opencl --cross-file "$A64" --cross-file cross/aarch64-linux-gnu-opencl.ini \
+    -Dmemory_backend=opencl -Dtests=disabled "${FAST[@]}"
+  build build-emb-cross-aarch64-opencl
+  local exe=build-emb-cross-aarch64-opencl/examples/readme_example
+  aarch64-linux-gnu-readelf -h "$exe" | grep -q 'Machine: *AArch64' || die "$exe is not an AArch64 executable"
+  aarch64-linux-gnu-readelf -d "$exe" | grep -q 'NEEDED.*libOpenCL.so.1' || die "$exe does not link libOpenCL.so.1"
+  local out
+  out=$("${QEMU_A64[@]}" "$exe" 2>&1 || true)
+  [[ "$out" == *"unsupported: no platform is installed"* ]] || die "$exe under qemu printed: $out"
+  echo "  libedgemem.a + examples linked against /usr/lib/aarch64-linux-gnu/libOpenCL.so; under qemu: $out"
+  NM_BUILDS+=(build-emb-cross-aarch64-opencl:aarch64-linux-gnu-nm)
+}
