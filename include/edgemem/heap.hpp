@@ -98,7 +98,6 @@ class Heap : private detail::NodeOwner {
                           Storage storage, MemFlags flags, std::size_t max_buffers, bool svm,
                           SvmGrain grain) noexcept;
   static void take_back_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
-  bool page_used(std::size_t p) const noexcept { return (bitmap_[p / 64] >> (p % 64)) & 1u; }
   void mark(std::size_t first, std::size_t pages, bool used) noexcept;
   std::size_t find_run(std::size_t pages) const noexcept;
   void teardown() noexcept;

@@ -12,6 +12,7 @@
 #include "core/checks.hpp"
 #include "core/live.hpp"
 #include "core/nodes.hpp"
+#include "pool/page_bitmap.hpp"
 
 namespace edgemem {
 
@@ -65,7 +66,6 @@ namespace {
 
 using detail::HeapBook;
 
-std::size_t words_for(std::size_t pages) noexcept { return (pages + 63) / 64; }
 std::size_t round_up(std::size_t v, std::size_t a) noexcept { return (v + a - 1) / a * a; }
 
 static_assert(detail::kBookAlign >= alignof(HeapBook), "the book's block is aligned for its header");
@@ -75,7 +75,7 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
   const std::size_t nodes_at = round_up(sizeof(HeapBook), alignof(MemNode));
   const std::size_t maps_at = round_up(nodes_at + capacity * sizeof(MemNode), alignof(detail::MapSlots));
   const std::size_t bitmap_at = round_up(maps_at + capacity * sizeof(detail::MapSlots), alignof(std::uint64_t));
-  const std::size_t links_at = bitmap_at + words_for(pages) * sizeof(std::uint64_t);
+  const std::size_t links_at = bitmap_at + detail::page_bitmap::words_for(pages) * sizeof(std::uint64_t);
   const std::size_t bytes = links_at + capacity * sizeof(std::uint32_t);
   void* block = DefaultAllocator::allocate(bytes, detail::kBookAlign);
   if (block == nullptr) return nullptr;
@@ -89,7 +89,7 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
   for (std::size_t i = 0; i < capacity; ++i) new (&book->maps[i]) detail::MapSlots();
   for (std::size_t i = 0; i < capacity; ++i) book->maps[i].lent = true;
   book->bitmap = reinterpret_cast<std::uint64_t*>(base + bitmap_at);
-  for (std::size_t w = 0; w < words_for(pages); ++w) book->bitmap[w] = 0;
+  for (std::size_t w = 0; w < detail::page_bitmap::words_for(pages); ++w) book->bitmap[w] = 0;
   book->slots.reset(reinterpret_cast<std::uint32_t*>(base + links_at), capacity);
   return book;
 }
@@ -168,25 +168,12 @@ Result<void> Heap::init_arena(const Context& ctx, Queue& q, std::size_t page_byt
 }
 
 void Heap::mark(std::size_t first, std::size_t pages, bool used) noexcept {
-  for (std::size_t p = first; p < first + pages; ++p) {
-    const std::uint64_t bit = std::uint64_t{1} << (p % 64);
-    if (used) bitmap_[p / 64] |= bit;
-    else bitmap_[p / 64] &= ~bit;
-  }
+  detail::page_bitmap::mark(bitmap_, first, pages, used);
   free_pages_ = used ? free_pages_ - pages : free_pages_ + pages;
 }
 
 std::size_t Heap::find_run(std::size_t pages) const noexcept {
-  std::size_t run = 0;
-  for (std::size_t p = 0; p < page_count_; ++p) {
-    if (run == 0 && p % 64 == 0 && bitmap_[p / 64] == ~std::uint64_t{0} && p + 64 <= page_count_) {
-      p += 63;  // a full word of used pages
-      continue;
-    }
-    run = page_used(p) ? 0 : run + 1;
-    if (run == pages) return p + 1 - pages;
-  }
-  return SIZE_MAX;
+  return detail::page_bitmap::first_fit(bitmap_, page_count_, pages);
 }
 
 Result<Buffer> Heap::create_buffer(std::size_t bytes) noexcept {
@@ -251,12 +238,7 @@ std::size_t Heap::live_buffers() const noexcept {
 
 std::size_t Heap::largest_free_run() const noexcept {
   std::lock_guard<std::mutex> lock(lock_);
-  std::size_t best = 0, run = 0;
-  for (std::size_t p = 0; p < page_count_; ++p) {
-    run = page_used(p) ? 0 : run + 1;
-    if (run > best) best = run;
-  }
-  return best;
+  return detail::page_bitmap::largest_free_run(bitmap_, page_count_);
 }
 
 bool Heap::is_page_mappable(std::size_t page) const noexcept {
