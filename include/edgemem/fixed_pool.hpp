@@ -86,10 +86,12 @@ struct PoolOps {
                         std::size_t capacity) noexcept;
   /// Destroys the core (see FixedPool's destruction policy).
   static void destroy(PoolCoreStorage<Threads>& core) noexcept;
-  /// FixedPool::init and its variants: blocks from `source` (`grain` for svm, `buffers` for given).
+  /// FixedPool::init and its variants: blocks from `Source` (`grain` for svm, `buffers` for given). One
+  /// function per source, so a firmware image links only the sources it uses.
+  template <BlockSourceKind Source>
   static Result<void> init(PoolCoreStorage<Threads>& core, const Context& ctx, Queue& q, std::size_t block_bytes,
-                           std::size_t count, Storage storage, MemFlags flags, BlockSourceKind source,
-                           SvmGrain grain, const Buffer* buffers) noexcept;
+                           std::size_t count, Storage storage, MemFlags flags, SvmGrain grain,
+                           const Buffer* buffers) noexcept;
   static Result<IpcHandle> export_handle(const PoolCoreStorage<Threads>& core) noexcept;  ///< as FixedPool's
   /// As FixedPool::descriptor.
   static Result<BlockDescriptor> descriptor(const PoolCoreStorage<Threads>& core, const PooledBuffer& b) noexcept;
@@ -151,8 +153,8 @@ class FixedPool {
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count = N,
                                   Storage storage = Storage::device,
                                   MemFlags flags = MemFlags::read_write) noexcept {
-    return Ops::init(core_, ctx, q, block_bytes, count, storage, flags, detail::BlockSourceKind::buffer,
-                     SvmGrain::coarse, nullptr);
+    return Ops::template init<detail::BlockSourceKind::buffer>(core_, ctx, q, block_bytes, count, storage, flags,
+                                                                   SvmGrain::coarse, nullptr);
   }
 
   /// init() over one shared virtual memory allocation of `grain` (Svm::create; pyopencl's SVMPool, with
@@ -161,8 +163,8 @@ class FixedPool {
   /// Errc: as init() above, plus those of Svm::create (unsupported: the device lacks `grain`).
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
                                   SvmGrain grain) noexcept {
-    return Ops::init(core_, ctx, q, block_bytes, count, Storage::shared, MemFlags::read_write,
-                     detail::BlockSourceKind::svm, grain, nullptr);
+    return Ops::template init<detail::BlockSourceKind::svm>(core_, ctx, q, block_bytes, count, Storage::shared,
+                                                            MemFlags::read_write, grain, nullptr);
   }
   /// init() over exportable memory (Buffer::create_exportable: a sealed memfd, zero at creation), so
   /// export_handle() can hand the whole pool to another process (cuda.core's pool-level export). On the
@@ -170,8 +172,8 @@ class FixedPool {
   /// those of Buffer::create_exportable (unsupported: no unified memory).
   [[nodiscard]] Result<void> init_exportable(const Context& ctx, Queue& q, std::size_t block_bytes,
                                              std::size_t count = N, MemFlags flags = MemFlags::read_write) noexcept {
-    return Ops::init(core_, ctx, q, block_bytes, count, Storage::host, flags, detail::BlockSourceKind::exportable,
-                     SvmGrain::coarse, nullptr);
+    return Ops::template init<detail::BlockSourceKind::exportable>(core_, ctx, q, block_bytes, count, Storage::host,
+                                                                   flags, SvmGrain::coarse, nullptr);
   }
   /// init() over `count` existing buffers of `block_bytes` bytes each, one block each, as they are (no
   /// rounding, no fill): e.g. a V4L2 buffer queue imported once with Buffer::import, then acquired and
@@ -183,8 +185,8 @@ class FixedPool {
   [[nodiscard]] Result<void> init_over(const Context& ctx, Queue& q, const Buffer* buffers, std::size_t count,
                                        std::size_t block_bytes) noexcept {
     if (buffers == nullptr) return fail(Errc::invalid_argument, "no buffers given");
-    return Ops::init(core_, ctx, q, block_bytes, count, Storage::host, MemFlags::read_write,
-                     detail::BlockSourceKind::given, SvmGrain::coarse, buffers);
+    return Ops::template init<detail::BlockSourceKind::given>(core_, ctx, q, block_bytes, count, Storage::host,
+                                                              MemFlags::read_write, SvmGrain::coarse, buffers);
   }
   /// A handle to the whole pool for another process (ImportedPool::attach there), made once; blocks
   /// then travel as descriptor()s. Errc: released (not initialised), unsupported (not made by

@@ -59,9 +59,10 @@ struct RingOps {
                         std::size_t capacity) noexcept;
   /// Destroys the core (drops unconsumed frames).
   static void destroy(RingCoreStorage& core) noexcept;
-  /// FrameRing::init and its variants: frames from `source` (`buffers` for given).
+  /// FrameRing::init and its variants: frames from `Source` (`buffers` for given); one function per source.
+  template <BlockSourceKind Source>
   static Result<void> init(RingCoreStorage& core, const Context& ctx, Queue& q, std::size_t frame_bytes, Overflow policy,
-                           Storage storage, MemFlags flags, BlockSourceKind source, const Buffer* buffers) noexcept;
+                           Storage storage, MemFlags flags, const Buffer* buffers) noexcept;
   static Result<PooledBuffer> acquire(RingCoreStorage& core) noexcept;                    ///< as FrameRing's
   static Result<void> publish(RingCoreStorage& core, PooledBuffer&& frame) noexcept;      ///< as FrameRing's
   static Result<PooledBuffer> take(RingCoreStorage& core) noexcept;                       ///< as FrameRing's
@@ -90,24 +91,24 @@ class FrameRing {
   [[nodiscard]] Result<void> init(const Context& ctx, Queue& q, std::size_t frame_bytes,
                                   Overflow policy = Overflow::refuse, Storage storage = Storage::shared,
                                   MemFlags flags = MemFlags::read_write) noexcept {
-    return detail::RingOps::init(core_, ctx, q, frame_bytes, policy, storage, flags, detail::BlockSourceKind::buffer,
-                                 nullptr);
+    return detail::RingOps::init<detail::BlockSourceKind::buffer>(core_, ctx, q, frame_bytes, policy, storage, flags,
+                                                                         nullptr);
   }
   /// init() over exportable memory (FixedPool::init_exportable), so export_handle() hands the whole
   /// ring's memory to another process (ImportedPool::attach there) and frames travel as descriptor()s.
   /// Errc: as init(), plus those of Buffer::create_exportable (unsupported: no unified memory).
   [[nodiscard]] Result<void> init_exportable(const Context& ctx, Queue& q, std::size_t frame_bytes,
                                              Overflow policy = Overflow::refuse) noexcept {
-    return detail::RingOps::init(core_, ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
-                                 detail::BlockSourceKind::exportable, nullptr);
+    return detail::RingOps::init<detail::BlockSourceKind::exportable>(core_, ctx, q, frame_bytes, policy, Storage::host,
+                                                                      MemFlags::read_write, nullptr);
   }
   /// init() over K existing buffers of `frame_bytes` bytes each (FixedPool::init_over), e.g. the
   /// buffers of a V4L2 queue imported once with Buffer::import: the ring then cycles them with no driver
   /// call. Errc: as FixedPool::init_over(), plus invalid_argument (unknown `policy`).
   [[nodiscard]] Result<void> init_over(const Context& ctx, Queue& q, const Buffer (&buffers)[K], std::size_t frame_bytes,
                                        Overflow policy = Overflow::refuse) noexcept {
-    return detail::RingOps::init(core_, ctx, q, frame_bytes, policy, Storage::host, MemFlags::read_write,
-                                 detail::BlockSourceKind::given, buffers);
+    return detail::RingOps::init<detail::BlockSourceKind::given>(core_, ctx, q, frame_bytes, policy, Storage::host,
+                                                                 MemFlags::read_write, buffers);
   }
   /// A handle to the ring's memory for another process (FixedPool::export_handle). Errc: as it.
   [[nodiscard]] Result<IpcHandle> export_handle() const noexcept { return pool_.export_handle(); }

@@ -95,7 +95,9 @@ class Heap : private detail::NodeOwner {
 
  private:
   Result<void> init_arena(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
-                          Storage storage, MemFlags flags, std::size_t max_buffers, bool svm,
+                          Storage storage, MemFlags flags, std::size_t max_buffers,
+                          Result<Buffer> (*make)(const Context&, const Queue&, std::size_t, Storage, MemFlags,
+                                                 SvmGrain) noexcept,
                           SvmGrain grain) noexcept;
   static void take_back_run(detail::NodeOwner* self, detail::MemNode* node) noexcept;
   void mark(std::size_t first, std::size_t pages, bool used) noexcept;

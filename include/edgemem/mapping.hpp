@@ -78,7 +78,7 @@ class MappingBase : private detail::Unique<detail::MappingTraits> {
   [[nodiscard]] bool mapped() const noexcept { return valid(); }
   /// Mapped size in bytes (0 when unmapped).
   [[nodiscard]] std::size_t size_bytes() const noexcept { return get().bytes; }
-  /// The access the range was mapped with.
+  /// The access the range was mapped with (Access::read once unmapped or moved from).
   [[nodiscard]] Access access() const noexcept { return get().access; }
 
  protected:

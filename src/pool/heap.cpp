@@ -120,18 +120,18 @@ void Heap::teardown() noexcept {
 
 Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count, Storage storage,
                         MemFlags flags, std::size_t max_buffers) noexcept {
-  return init_arena(ctx, q, page_bytes, page_count, storage, flags, max_buffers, false,
+  return init_arena(ctx, q, page_bytes, page_count, storage, flags, max_buffers, &detail::buffer_arena,
                     SvmGrain::coarse);
 }
 
 Result<void> Heap::init(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count, SvmGrain grain,
                         std::size_t max_buffers) noexcept {
   return init_arena(ctx, q, page_bytes, page_count, Storage::shared, MemFlags::read_write, max_buffers,
-                    true, grain);
+                    &detail::svm_arena, grain);
 }
 
 Result<void> Heap::init_arena(const Context& ctx, Queue& q, std::size_t page_bytes, std::size_t page_count,
-                              Storage storage, MemFlags flags, std::size_t max_buffers, bool svm,
+                              Storage storage, MemFlags flags, std::size_t max_buffers, detail::MakeArena make,
                               SvmGrain grain) noexcept {
   if (!ctx.valid()) return fail(Errc::released, "context is released");
   if (!q.valid()) return fail(Errc::released, "queue is released");
@@ -149,7 +149,6 @@ Result<void> Heap::init_arena(const Context& ctx, Queue& q, std::size_t page_byt
 
   HeapBook* book = make_book(capacity, page_count);
   if (book == nullptr) return fail(Errc::out_of_host_memory, "allocator could not provide the heap's bookkeeping");
-  const detail::MakeArena make = svm ? &detail::svm_arena : &detail::buffer_arena;
   auto arena = make(ctx, q, page_bytes * page_count, storage, flags, grain);  // zero-filled
   if (!arena) {
     HeapBook::destroy(book);

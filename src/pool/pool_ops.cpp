@@ -28,15 +28,14 @@ RingCore& ring(RingCoreStorage& s) noexcept {
 }
 const RingCore& ring(const RingCoreStorage& s) noexcept { return ring(const_cast<RingCoreStorage&>(s)); }
 
-/// The arena maker and buffers of `source`.
-BlockSource source_of(BlockSourceKind source, SvmGrain grain, const Buffer* buffers) noexcept {
-  switch (source) {
-    case BlockSourceKind::svm: return BlockSource{&svm_arena, grain, nullptr};
-    case BlockSourceKind::exportable: return BlockSource{&exportable_arena, SvmGrain::coarse, nullptr};
-    case BlockSourceKind::given: return BlockSource{&buffer_arena, SvmGrain::coarse, buffers};
-    case BlockSourceKind::buffer: break;
-  }
-  return BlockSource{&buffer_arena, SvmGrain::coarse, nullptr};
+/// The arena maker and buffers of `Source` (only its own arena is referenced, so an image links only
+/// the sources it uses).
+template <BlockSourceKind Source>
+BlockSource source_of(SvmGrain grain, const Buffer* buffers) noexcept {
+  if constexpr (Source == BlockSourceKind::svm) return BlockSource{&svm_arena, grain, nullptr};
+  else if constexpr (Source == BlockSourceKind::exportable) return BlockSource{&exportable_arena, SvmGrain::coarse, nullptr};
+  else if constexpr (Source == BlockSourceKind::given) return BlockSource{&buffer_arena, SvmGrain::coarse, buffers};
+  else return BlockSource{&buffer_arena, SvmGrain::coarse, nullptr};
 }
 
 }  // namespace
@@ -53,10 +52,11 @@ void PoolOps<Threads>::destroy(PoolCoreStorage<Threads>& core) noexcept {
 }
 
 template <class Threads>
+template <BlockSourceKind Source>
 Result<void> PoolOps<Threads>::init(PoolCoreStorage<Threads>& core, const Context& ctx, Queue& q,
                                     std::size_t block_bytes, std::size_t count, Storage storage, MemFlags flags,
-                                    BlockSourceKind source, SvmGrain grain, const Buffer* buffers) noexcept {
-  return pool(core).init(ctx, q, block_bytes, count, storage, flags, source_of(source, grain, buffers));
+                                    SvmGrain grain, const Buffer* buffers) noexcept {
+  return pool(core).init(ctx, q, block_bytes, count, storage, flags, source_of<Source>(grain, buffers));
 }
 
 template <class Threads>
@@ -98,6 +98,19 @@ Result<void> PoolOps<Threads>::release(PoolCoreStorage<Threads>& core) noexcept 
 
 template struct PoolOps<SingleThread>;
 template struct PoolOps<ThreadSafe>;
+#define EDGEMEM_POOL_INIT(T, S)                                                                              \
+  template Result<void> PoolOps<T>::init<BlockSourceKind::S>(PoolCoreStorage<T>&, const Context&, Queue&,   \
+                                                              std::size_t, std::size_t, Storage, MemFlags,  \
+                                                              SvmGrain, const Buffer*) noexcept;
+EDGEMEM_POOL_INIT(SingleThread, buffer)
+EDGEMEM_POOL_INIT(SingleThread, svm)
+EDGEMEM_POOL_INIT(SingleThread, exportable)
+EDGEMEM_POOL_INIT(SingleThread, given)
+EDGEMEM_POOL_INIT(ThreadSafe, buffer)
+EDGEMEM_POOL_INIT(ThreadSafe, svm)
+EDGEMEM_POOL_INIT(ThreadSafe, exportable)
+EDGEMEM_POOL_INIT(ThreadSafe, given)
+#undef EDGEMEM_POOL_INIT
 
 void RingOps::construct(RingCoreStorage& core, PoolCoreStorage<ThreadSafe>& frames, PooledBuffer* fifo,
                         std::size_t capacity) noexcept {
@@ -106,11 +119,17 @@ void RingOps::construct(RingCoreStorage& core, PoolCoreStorage<ThreadSafe>& fram
 
 void RingOps::destroy(RingCoreStorage& core) noexcept { ring(core).~RingCore(); }
 
+template <BlockSourceKind Source>
 Result<void> RingOps::init(RingCoreStorage& core, const Context& ctx, Queue& q, std::size_t frame_bytes,
-                           Overflow policy, Storage storage, MemFlags flags, BlockSourceKind source,
-                           const Buffer* buffers) noexcept {
-  return ring(core).init(ctx, q, frame_bytes, policy, storage, flags, source_of(source, SvmGrain::coarse, buffers));
+                           Overflow policy, Storage storage, MemFlags flags, const Buffer* buffers) noexcept {
+  return ring(core).init(ctx, q, frame_bytes, policy, storage, flags, source_of<Source>(SvmGrain::coarse, buffers));
 }
+template Result<void> RingOps::init<BlockSourceKind::buffer>(RingCoreStorage&, const Context&, Queue&, std::size_t,
+                                                             Overflow, Storage, MemFlags, const Buffer*) noexcept;
+template Result<void> RingOps::init<BlockSourceKind::exportable>(RingCoreStorage&, const Context&, Queue&, std::size_t,
+                                                                 Overflow, Storage, MemFlags, const Buffer*) noexcept;
+template Result<void> RingOps::init<BlockSourceKind::given>(RingCoreStorage&, const Context&, Queue&, std::size_t,
+                                                            Overflow, Storage, MemFlags, const Buffer*) noexcept;
 
 Result<PooledBuffer> RingOps::acquire(RingCoreStorage& core) noexcept { return ring(core).acquire(); }
 

@@ -253,11 +253,12 @@ Result<void> SharedFrameRing::consumed(Queue& q) noexcept {
 }
 
 std::uint64_t SharedFrameRing::published() const noexcept {
-  return control_ != nullptr ? control_->head.load(std::memory_order_acquire) : 0;
+  // A moved-from ring keeps a stale control_ (its moves are the defaults): valid() says whether it is ours.
+  return valid() ? control_->head.load(std::memory_order_acquire) : 0;
 }
 
 std::uint64_t SharedFrameRing::consumed_count() const noexcept {
-  return control_ != nullptr ? count_of(control_->tail.load(std::memory_order_acquire)) : 0;
+  return valid() ? count_of(control_->tail.load(std::memory_order_acquire)) : 0;
 }
 
 }  // namespace edgemem

@@ -121,6 +121,26 @@ TEST_CASE("shared ring holders: the next frame may be taken while one consumed g
   CHECK(r.producer.consumed_count() == 2);
 }
 
+TEST_CASE("shared ring holders: a moved-from ring is empty and reads nothing of the shared memory, even once its "
+          "successor is gone") {
+  emt::Fixture f;
+  RingPair r(f, 2);
+  if (!r.ok) return;
+  r.publish();
+  SharedFrameRing moved = std::move(r.producer);
+  CHECK(moved.published() == 1);
+  CHECK_FALSE(r.producer.valid());
+  CHECK(r.producer.published() == 0);
+  CHECK(r.producer.consumed_count() == 0);
+  CHECK(r.producer.frame_bytes() == 0);
+  CHECK(r.producer.frame_count() == 0);
+  CHECK_ERRC(r.producer.export_handle(), Errc::released);
+  moved = SharedFrameRing();  // the producer's mapping goes with its last holder here
+  r.consumer = SharedFrameRing();
+  CHECK(r.producer.published() == 0);  // nothing read from the unmapped memory
+  CHECK(r.producer.consumed_count() == 0);
+}
+
 TEST_CASE("shared ring holders: a frame taken and never consumed is not handed back when the consumer goes") {
   emt::Fixture f;
   RingPair r(f, 2);
