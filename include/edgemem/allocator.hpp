@@ -13,7 +13,7 @@ struct AllocatorStats {
   std::size_t capacity_bytes = 0;   ///< bytes the policy can hand out (0: unbounded)
   std::size_t in_use_bytes = 0;     ///< bytes handed out now, headers included
   std::size_t peak_bytes = 0;       ///< high-water mark of in_use_bytes
-  std::size_t allocations = 0;      ///< live allocations
+  std::size_t allocations = 0;      ///< live allocations (a root's kept view storage counts until the root goes: up to 257 view records per root)
   std::size_t failures = 0;         ///< allocate() calls that returned null
   std::size_t total_allocations = 0;  ///< allocate() calls that succeeded since start-up (never decreases)
 };
