@@ -13,13 +13,15 @@ static_assert(edgemem::contract::CheckBackend<edgemem::backend::Selected>::ok,
 
 #if EDGEMEM_FAULT_INJECTION
 #include "contract/fault_injecting.hpp"
-namespace edgemem::backend {
-/// The backend the library calls: Selected (its missing optional groups answering unsupported) behind fault points.
-using Active = FaultInjecting<CompletedIfNeeded<Selected>>;
-}  // namespace edgemem::backend
+namespace edgemem::detail {
+/// The backend the library calls: backend::Selected (its missing optional groups answering
+/// unsupported) behind fault points. The one name the common layer uses for it.
+using Backend = backend::FaultInjecting<backend::CompletedIfNeeded<backend::Selected>>;
+}  // namespace edgemem::detail
 #else
-namespace edgemem::backend {
-/// The backend the library calls: Selected, its missing optional groups answering unsupported.
-using Active = CompletedIfNeeded<Selected>;
-}  // namespace edgemem::backend
+namespace edgemem::detail {
+/// The backend the library calls: backend::Selected, its missing optional groups answering
+/// unsupported. The one name the common layer uses for it.
+using Backend = backend::CompletedIfNeeded<backend::Selected>;
+}  // namespace edgemem::detail
 #endif

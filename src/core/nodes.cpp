@@ -29,66 +29,101 @@ void destroy_mem_node(MemNode* n) noexcept {
   else destroy_node(n);
 }
 
-MemNode* take_kept_or_new_view_node(RootNode* root) noexcept {
+namespace {
+
+bool same_view(const KeptView* k, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept {
+  return k->origin == origin && k->bytes == bytes && k->flags == flags;
+}
+
+/// A fresh MemNode in kept storage `k`, with `k`'s native sub-object when `with_native`.
+MemNode* revive(KeptView* k, bool with_native) noexcept {
+  const Backend::NativeMem native = with_native ? k->native : Backend::NativeMem{};
+  k->~KeptView();
+  auto* n = new (k) MemNode();
+  if (with_native) {
+    n->native = native;
+    n->native_state.store(kNativeReady, std::memory_order_relaxed);
+  }
+  return n;
+}
+
+/// Gives the storage of `k` and of every kept view after it on its list back to the allocator policy
+/// (their native sub-objects already released).
+void free_storage(KeptView* k) noexcept {
+  while (k != nullptr) {
+    KeptView* next = k->next;
+    k->~KeptView();
+    DefaultAllocator::deallocate(k, sizeof(MemNode), alignof(MemNode));
+    k = next;
+  }
+}
+
+/// Puts `k` on its root's lists (`kept_natives` when it holds a native sub-object), or, when the root
+/// keeps kMaxSpareViews already, releases its native sub-object and frees it.
+void list_kept(RootNode* root, KeptView* k) noexcept {
+  {
+    std::lock_guard<SpinLock> lock(root->spare_lock);
+    const std::uint32_t count = root->spare_count.load(std::memory_order_relaxed);
+    if (count < kMaxSpareViews) {
+      KeptView** head = k->has_native ? &root->kept_natives : &root->spare_views;
+      k->next = *head;
+      *head = k;
+      if (k->has_native)
+        root->native_count.store(root->native_count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      root->spare_count.store(count + 1, std::memory_order_relaxed);
+      return;
+    }
+  }
+  if (k->has_native) Backend::mem_release(k->native);
+  k->next = nullptr;
+  free_storage(k);
+}
+
+}  // namespace
+
+MemNode* take_kept_or_new_view_node(RootNode* root, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept {
   if (root->spare_count.load(std::memory_order_relaxed) != 0) {
     KeptView* k = nullptr;
+    bool with_native = false;
     {
       std::lock_guard<SpinLock> lock(root->spare_lock);
-      k = root->spare_views;
-      if (k != nullptr) {
-        root->spare_views = k->next;
-        root->spare_count.store(root->spare_count.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+      if (root->native_count.load(std::memory_order_relaxed) != 0) {
+        // A kept native sub-object of these bytes and access, among the newest few.
+        KeptView** link = &root->kept_natives;
+        for (std::uint32_t depth = 0; *link != nullptr && depth < kNativeSearch; ++depth, link = &(*link)->next) {
+          if (!same_view(*link, origin, bytes, flags)) continue;
+          k = *link;
+          *link = k->next;
+          with_native = true;
+          root->native_count.store(root->native_count.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+          break;
+        }
       }
+      if (k == nullptr && root->spare_views != nullptr) {
+        k = root->spare_views;
+        root->spare_views = k->next;
+      }
+      if (k != nullptr)
+        root->spare_count.store(root->spare_count.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
     }
-    if (k != nullptr) {
-      k->~KeptView();
-      return new (k) MemNode();
-    }
+    if (k != nullptr) return revive(k, with_native);
   }
   return make_node<MemNode>();
 }
 
 MemNode* take_view_node_kept_native(RootNode* root, KeptView* k, std::size_t origin, std::size_t bytes,
                                     MemFlags flags) noexcept {
-  if (k->origin == origin && k->bytes == bytes && k->flags == flags) {
-    const Backend::NativeMem native = k->native;
-    k->~KeptView();
-    auto* n = new (k) MemNode();
-    n->native = native;
-    n->native_state.store(kNativeReady, std::memory_order_relaxed);
-    return n;
-  }
-  // Another view's bytes: the sub-object stays for that view's next turn, unless the slot was filled
-  // meanwhile (then it goes now, and its storage serves this view).
+  if (same_view(k, origin, bytes, flags)) return revive(k, true);
+  // Another view's bytes: the sub-object stays for that view's next turn, back in the slot or, when the
+  // slot was filled meanwhile, on the list.
   KeptView* none = nullptr;
-  if (root->spare_view.compare_exchange_strong(none, k, std::memory_order_release, std::memory_order_relaxed))
-    return take_kept_or_new_view_node(root);
-  Backend::mem_release(k->native);
-  k->~KeptView();
-  return new (k) MemNode();
+  if (!root->spare_view.compare_exchange_strong(none, k, std::memory_order_release, std::memory_order_relaxed))
+    list_kept(root, k);
+  return take_kept_or_new_view_node(root, origin, bytes, flags);
 }
-
-namespace {
-/// Puts `k` on its root's list, or frees it when the list is full.
-void list_kept(RootNode* root, KeptView* k) noexcept {
-  {
-    std::lock_guard<SpinLock> lock(root->spare_lock);
-    const std::uint32_t count = root->spare_count.load(std::memory_order_relaxed);
-    if (count < kMaxSpareViews) {
-      k->next = root->spare_views;
-      root->spare_views = k;
-      root->spare_count.store(count + 1, std::memory_order_relaxed);
-      return;
-    }
-  }
-  k->~KeptView();
-  DefaultAllocator::deallocate(k, sizeof(MemNode), alignof(MemNode));
-}
-}  // namespace
 
 void keep_view_storage(RootNode* root, MemNode* n) noexcept {
-  const bool keep_native = !n->borrowed && n->native_state.load(std::memory_order_acquire) == kNativeReady;
-  if (keep_native) {
+  if (!n->borrowed && n->native_state.load(std::memory_order_acquire) == kNativeReady) {
     const Backend::NativeMem native = n->native;
     const std::size_t origin = n->origin, bytes = n->bytes;
     const MemFlags flags = n->flags;
@@ -98,12 +133,8 @@ void keep_view_storage(RootNode* root, MemNode* n) noexcept {
     k->origin = origin;
     k->bytes = bytes;
     k->flags = flags;
-    // The newest native sub-object takes the slot; an older one there is released.
-    KeptView* old = root->spare_view.exchange(k, std::memory_order_acq_rel);
-    if (old == nullptr) return;
-    if (old->has_native) Backend::mem_release(old->native);
-    old->has_native = false;
-    list_kept(root, old);
+    // The newest native sub-object takes the slot; an older one there goes on the list.
+    if (KeptView* old = root->spare_view.exchange(k, std::memory_order_acq_rel); old != nullptr) list_kept(root, old);
     return;
   }
   n->~MemNode();
@@ -116,8 +147,13 @@ void keep_view_storage(RootNode* root, MemNode* n) noexcept {
 }
 
 void drop_kept_native(RootNode* root) noexcept {
+  // The root is dying: no other thread reaches its kept views.
   KeptView* k = root->spare_view.load(std::memory_order_acquire);
   if (k != nullptr && k->has_native) {
+    Backend::mem_release(k->native);
+    k->has_native = false;
+  }
+  for (k = root->kept_natives; k != nullptr; k = k->next) {
     Backend::mem_release(k->native);
     k->has_native = false;
   }
@@ -125,15 +161,11 @@ void drop_kept_native(RootNode* root) noexcept {
 
 RootNode::~RootNode() {
   if (KeptView* k = spare_view.load(std::memory_order_acquire); k != nullptr) {
-    k->~KeptView();
-    DefaultAllocator::deallocate(k, sizeof(MemNode), alignof(MemNode));
+    k->next = nullptr;
+    free_storage(k);
   }
-  for (KeptView* k = spare_views; k != nullptr;) {
-    KeptView* next = k->next;
-    k->~KeptView();
-    DefaultAllocator::deallocate(k, sizeof(MemNode), alignof(MemNode));
-    k = next;
-  }
+  free_storage(spare_views);
+  free_storage(kept_natives);
   for (MapSlots* s = spare_maps; s != nullptr;) {
     MapSlots* next = s->spare_next;
     destroy_node(s);
@@ -251,7 +283,7 @@ void unref(MemNode* n) noexcept {
     if (n->ownership == NodeOwnership::heap_run) {
       // Its owner takes back the pages and the node's storage (never the allocator's) in one step,
       // so a page is never free while the node that covered it is still in use.
-      std::lock_guard<detail::Lock> lock(n->root->map_lock);
+      std::lock_guard<detail::Lock> lock(n->root->return_lock);
       NodeOwner* heap = n->owner.load(std::memory_order_relaxed);
       heap->take_back(heap, n);
     } else if (plain_view) {

@@ -26,8 +26,6 @@
 
 namespace edgemem::detail {
 
-using Backend = backend::Active;
-
 /// Constructs a T in allocator-policy memory; null when the policy is out of memory.
 template <class T, class... Args>
 T* make_node(Args&&... args) noexcept {
@@ -85,7 +83,7 @@ enum class NodeOwnership : std::uint8_t {
                ///< back (owner->take_back, under the pool's own spinlock only: a pool return takes no
                ///< mutex, as FixedPool promises; a pool dying while a block returns is a documented race)
   heap_run,    ///< a heap run whose node lives in its owner's storage: after the last reference the
-               ///< native object goes, then owner->take_back, under root->map_lock (the heap, or after
+               ///< native object goes, then owner->take_back, under root->return_lock (the heap, or after
                ///< the heap died its orphaned node storage, which only that lock guards), frees the pages
                ///< and destroys the node where it lives
 };
@@ -236,9 +234,12 @@ struct RootNode : MemNode {
   PendingTable* pending = nullptr;  // commands that may still reach it (core/ordering.hpp)
   ExternalRef* external = nullptr;  // foreign memory it uses, let go after `native` (else null)
 
-  // Guards the mappings of every node of this root (their MapSlots, `mapped_head`), the spare slots,
-  // and a heap's node returns (NodeOwnership::heap_run).
+  // Guards the mappings of every node of this root: their MapSlots, `mapped_head`, `next_native_id`
+  // and the spare slots (`spare_maps`). The pending table has its own lock (PendingTable::lock).
   Lock map_lock;
+  // Guards a heap's node returns (NodeOwnership::heap_run) and its hand-over of live nodes when it
+  // dies (orphan): the heap's storage may go with the last return, so the lock lives here.
+  Lock return_lock;
   std::uint32_t next_native_id = 0;      // the numbering of its native mappings (MapSlot::native_id)
   std::atomic<unsigned> mapped_nodes{0};  // nodes of this root that hold mappings
   MemNode* mapped_head = nullptr;        // their list (MapSlots::next / prev)
@@ -247,18 +248,22 @@ struct RootNode : MemNode {
   // The storage of this root's dead plain views (KeptView), for the next views' nodes, so views made
   // and dropped per frame cost no allocation (take_view_node, keep_view_storage): the last one in
   // `spare_view` (one atomic exchange to take; it may keep its native sub-object), up to
-  // kMaxSpareViews more in `spare_views`, a list guarded by `spare_lock` (`spare_count` read without it
-  // is a hint).
+  // kMaxSpareViews more in two lists guarded by `spare_lock`: `spare_views` (storage only) and
+  // `kept_natives` (each with the native sub-object native_of made for it, for the next view of the same
+  // bytes and access). `spare_count` (both lists) and `native_count` read without the lock are hints.
   std::atomic<KeptView*> spare_view{nullptr};
-  SpinLock spare_lock;  // held for a pointer swap only: one atomic exchange to take, a store to give back
+  SpinLock spare_lock;  // held for a few pointer swaps (and a look at the first kNativeSearch natives)
   std::atomic<std::uint32_t> spare_count{0};
+  std::atomic<std::uint32_t> native_count{0};
   KeptView* spare_views = nullptr;
+  KeptView* kept_natives = nullptr;
 };
 
 /// The storage of a dead plain view kept by its root (the MemNode destroyed, this built in its place):
-/// the list link and, in the root's `spare_view` slot only, the native sub-object native_of made for
-/// it, handed to the next view of the same bytes and access so a frame loop that asks a view's
-/// native() each frame makes no driver call after the first (the root releases it when it goes).
+/// the list link and, in the root's `spare_view` slot or `kept_natives` list, the native sub-object
+/// native_of made for it, handed to the next view of the same bytes and access so a frame loop that
+/// asks its views' native() each frame makes no driver call after the first (the root releases them
+/// when it goes).
 /// Built with only `has_native` set (a view dropped per frame writes no more): `next` is set when it
 /// goes on the list, the rest only when `has_native`.
 struct KeptView {
@@ -275,8 +280,11 @@ static_assert(sizeof(KeptView) <= sizeof(MemNode) && alignof(KeptView) <= aligno
 
 /// How many dead views' storage a root keeps beside `spare_view` (96 bytes each on a 64-bit target):
 /// views made by the hundred per frame and dropped take no allocation; a root that once had more
-/// frees the rest.
+/// frees the rest (and releases their native sub-objects).
 inline constexpr std::uint32_t kMaxSpareViews = 256;
+/// How deep a new view looks into its root's `kept_natives` for one of its bytes and access: the views a
+/// frame makes in one order and drops in the same order are found again (newest first).
+inline constexpr std::uint32_t kNativeSearch = 8;
 
 struct ImageNode;  // core/image_node.hpp
 
@@ -347,8 +355,9 @@ inline void init_view(MemNode* n, MemNode* parent, std::size_t origin, std::size
   n->wrapped = parent->wrapped;
   live_add(n->image ? Live::image : Live::sub_buffer, 1);
 }
-/// take_view_node past the root's last dead view: the rest it kept, else the allocator policy.
-MemNode* take_kept_or_new_view_node(RootNode* root) noexcept;
+/// take_view_node past the root's last dead view: a kept native sub-object of the same bytes and
+/// access with its storage, else the storage the root kept, else the allocator policy.
+MemNode* take_kept_or_new_view_node(RootNode* root, std::size_t origin, std::size_t bytes, MemFlags flags) noexcept;
 /// take_view_node with the last dead view `k` (taken from the slot) that kept its native sub-object:
 /// the node with that sub-object when `k` had the same bytes and access, else `k` goes back.
 MemNode* take_view_node_kept_native(RootNode* root, KeptView* k, std::size_t origin, std::size_t bytes,
@@ -365,14 +374,13 @@ inline MemNode* take_view_node(RootNode* root, std::size_t origin, std::size_t b
       return new (k) MemNode();
     }
   }
-  return take_kept_or_new_view_node(root);
+  return take_kept_or_new_view_node(root, origin, bytes, flags);
 }
 /// Keeps the storage of `n`, a plain view of `root` being destroyed (its native sub-object too when
-/// native_of made it), for the next view; frees it into the allocator policy when the root keeps
-/// kMaxSpareViews + 1 already. At most one kept view holds a native sub-object: an older one is
-/// released here.
+/// native_of made it), for the next view; frees it into the allocator policy (releasing its native
+/// sub-object) when the root keeps kMaxSpareViews + 1 already.
 void keep_view_storage(RootNode* root, MemNode* n) noexcept;
-/// Releases the native sub-object a dead view of `root` kept (before the root's own native object goes).
+/// Releases the native sub-objects dead views of `root` kept (before the root's own native object goes).
 void drop_kept_native(RootNode* root) noexcept;
 
 /// The native object of `n`: a root's own; for a view, its native sub-object, made on first use
@@ -381,7 +389,7 @@ void drop_kept_native(RootNode* root) noexcept;
 [[nodiscard]] Result<Backend::NativeMem> native_of(MemNode* n) noexcept;
 
 /// The one orphan protocol of pools and heaps: an owner that dies while node `n` is still out hands it
-/// to `heir`, holding the lock its take_back path runs under (a heap: root->map_lock; a pool: none). A
+/// to `heir`, holding the lock its take_back path runs under (a heap: root->return_lock; a pool: none). A
 /// pool passes null: its block's node came from the allocator, so from then on it is freed like any
 /// view. A heap passes its node storage, which takes the node back and frees itself with the last one.
 inline void orphan(MemNode* n, NodeOwner* heir) noexcept { n->owner.store(heir, std::memory_order_release); }

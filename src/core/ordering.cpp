@@ -106,7 +106,7 @@ void OrderWaits::collect(const QueueNode* queue, const MemUse& use) noexcept {
   if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
   if (t->sole_queue.load(std::memory_order_acquire) == queue->serial) return;  // only its own queue's
   const ByteRange r = root_range(use);
-  std::lock_guard<detail::Lock> lock(use.node->root->map_lock);
+  std::lock_guard<detail::Lock> lock(t->lock);
   for (std::size_t i = 0; i < t->count; ++i) {
     const PendingCommand& e = t->entries[i];
     if (e.queue == queue->serial || !conflicts(e, r, use.writes)) continue;
@@ -142,7 +142,7 @@ void record_pending(QueueNode* queue, const MemUse& use, Backend::NativeEvent ev
   const ByteRange r = root_range(use);
   entry.begin = r.begin;
   entry.end = r.end;
-  std::lock_guard<detail::Lock> lock(use.node->root->map_lock);
+  std::lock_guard<detail::Lock> lock(t->lock);
   for (std::size_t i = t->count; i-- > 0;) {
     const PendingCommand& e = t->entries[i];
     if (e.queue != entry.queue || e.begin > r.begin || e.end < r.end) continue;
@@ -197,7 +197,7 @@ void forget_completed(const QueueNode* queue, const MemUse& use, std::uint64_t b
   if (use.node == nullptr) return;
   PendingTable* t = use.node->root->pending;
   if (t == nullptr || t->count.load(std::memory_order_acquire) == 0) return;
-  std::lock_guard<detail::Lock> lock(use.node->root->map_lock);
+  std::lock_guard<detail::Lock> lock(t->lock);
   for (std::size_t i = t->count; i-- > 0;)
     if (t->entries[i].queue == queue->serial && t->entries[i].ticket <= bound) erase(*t, i);
 }

@@ -39,11 +39,15 @@ struct PendingCommand {
                                 // after it returned; it may stand for no other entry)
 };
 
-/// The table of a root (MemNode::pending); guarded by the root's map_lock.
+/// The table of a root (RootNode::pending); guarded by its own `lock` (the root's mappings have
+/// theirs: a map and a command's record never wait for each other).
 struct PendingTable {
   // User-provided, so make_node runs the member initializers only: entries past `count` are never
   // read and stay unwritten (a root is made per image and per buffer create).
   PendingTable() noexcept {}
+  /// Guards `entries` and the writes of `count` and `sole_queue`. Taken before a queue's submit_lock
+  /// (make_room's marker), never after it.
+  Lock lock;
   PendingCommand entries[max_pending_per_root];
   /// Entries in use. Written under the lock; read without it only to skip an empty table (a command
   /// racing another thread's record is not ordered after it in any case).

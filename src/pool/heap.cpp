@@ -27,7 +27,7 @@ constexpr std::size_t kBookAlign = alignof(MemNode) > alignof(std::uint64_t) ? a
 
 /// The heap's bookkeeping block: header, `capacity` node slots, the page bitmap, the slot free list.
 /// While the heap lives, guarded by Heap::lock_; after the heap died with buffers still live it is
-/// their owner, guarded by the arena root's map_lock, and frees itself with the last of them.
+/// their owner, guarded by the arena root's return_lock, and frees itself with the last of them.
 struct HeapBook final : NodeOwner {
   std::size_t block_bytes = 0;  // bytes of the whole block, for deallocate
   std::size_t capacity = 0;     // node slots
@@ -99,7 +99,7 @@ HeapBook* make_book(std::size_t capacity, std::size_t pages) noexcept {
 Heap::~Heap() {
   if (page_count_ == 0) return;
   {
-    std::lock_guard<detail::Lock> map_lock(detail::node_of(arena_)->root->map_lock);
+    std::lock_guard<detail::Lock> returns(detail::node_of(arena_)->root->return_lock);
     std::lock_guard<std::mutex> lock(lock_);
     if (book_->slots.out() != 0) {  // live buffers outlive the heap; the book goes with the last of them
       for (std::size_t i = 0; i < book_->capacity; ++i)

@@ -12,15 +12,15 @@
 
 namespace edgemem::detail {
 
-void SpinLock::lock() noexcept {
+void SpinLock::lock_contended() noexcept {
   for (unsigned spins = 0;; ++spins) {
-    if (!held.exchange(true, std::memory_order_acquire)) return;
     while (held.load(std::memory_order_relaxed)) {
       if (++spins > 64) {
         std::this_thread::yield();
         spins = 0;
       }
     }
+    if (!held.exchange(true, std::memory_order_acquire)) return;
   }
 }
 

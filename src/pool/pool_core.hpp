@@ -74,10 +74,18 @@ struct NoLock {
 };
 
 /// A test-and-test-and-set spinlock that yields after a short spin (ThreadSafe). No heap.
+/// Uncontended, lock is one inline atomic exchange (no call: pool blocks and kept views take it per
+/// acquire and per view).
 struct SpinLock {
   std::atomic<bool> held{false};
-  void lock() noexcept;
+  void lock() noexcept {
+    if (!held.exchange(true, std::memory_order_acquire)) return;
+    lock_contended();
+  }
   void unlock() noexcept { held.store(false, std::memory_order_release); }
+
+ private:
+  void lock_contended() noexcept;  // spins on a plain load, then yields
 };
 
 /// Sleeping waiters of acquire_for() (ThreadSafe only).

@@ -1,5 +1,5 @@
 // Views made and dropped by the hundred per frame, from several threads: a root keeps its dead views'
-// storage (and one native sub-object) for the next views. Whatever storage a view reuses, it is that
+// storage (and the native sub-objects they had) for the next views. Whatever storage a view reuses, it is that
 // view: its bytes, its access, its native sub-object; nothing of an earlier view leaks into it.
 #include <atomic>
 #include <cstdint>

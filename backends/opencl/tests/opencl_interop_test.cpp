@@ -225,6 +225,53 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: a dead view's sub-buffer goes to the n
   REQUIRE(clReleaseMemObject(first) == CL_SUCCESS);
 }
 
+TEST_CASE_FIXTURE(emt::Fixture, "interop: the views a frame makes and drops in one order get their sub-buffers "
+                                 "back the next frame, and the root releases every one it kept") {
+  const std::size_t a = align();
+  auto buf = Buffer::create(ctx, 8 * a);
+  REQUIRE_OK(buf);
+  constexpr std::size_t kStrips = 4;  // distinct bytes (within kNativeSearch of each other)
+  constexpr std::size_t kSame = 3;    // views of one range alive at once
+  cl_mem strips[kStrips] = {};
+  std::vector<cl_mem> same;
+  for (int frame = 0; frame < 3; ++frame) {
+    std::vector<Buffer> views;
+    std::vector<cl_mem> same_now;
+    for (std::size_t i = 0; i < kStrips; ++i) {
+      auto v = buf->sub(i * a, a);
+      REQUIRE_OK(v);
+      auto n = v->native();
+      REQUIRE_OK(n);
+      if (frame == 0) strips[i] = *n;
+      CHECK(*n == strips[i]);  // no driver call after the first frame: its own sub-buffer again
+      CHECK(info_of<std::size_t>(clGetMemObjectInfo, *n, CL_MEM_OFFSET) == i * a);
+      views.push_back(std::move(*v));
+    }
+    for (std::size_t i = 0; i < kSame; ++i) {
+      auto v = buf->sub(5 * a, a);
+      REQUIRE_OK(v);
+      auto n = v->native();
+      REQUIRE_OK(n);
+      same_now.push_back(*n);
+      views.push_back(std::move(*v));
+    }
+    // Views alive at once never share a sub-buffer; the next frame gets the same ones back.
+    std::sort(same_now.begin(), same_now.end());
+    CHECK(std::adjacent_find(same_now.begin(), same_now.end()) == same_now.end());
+    if (frame == 0) same = same_now;
+    CHECK(same_now == same);
+    for (Buffer& v : views) v = Buffer{};  // dropped in the order they were made
+  }
+  for (cl_mem m : strips) REQUIRE(clRetainMemObject(m) == CL_SUCCESS);
+  for (cl_mem m : same) REQUIRE(clRetainMemObject(m) == CL_SUCCESS);
+  // When the root goes, so do edgemem's references to every sub-buffer it kept: only ours are left.
+  buf = Buffer{};
+  for (cl_mem m : strips) CHECK(refs_settled_at([&] { return mem_refs(m); }, 1) == 1);
+  for (cl_mem m : same) CHECK(refs_settled_at([&] { return mem_refs(m); }, 1) == 1);
+  for (cl_mem m : strips) REQUIRE(clReleaseMemObject(m) == CL_SUCCESS);
+  for (cl_mem m : same) REQUIRE(clReleaseMemObject(m) == CL_SUCCESS);
+}
+
 TEST_CASE_FIXTURE(emt::Fixture, "interop: AdoptMode::borrow takes no reference and releases nothing") {
   const std::size_t bytes = 4 * align();
   auto contents = emt::random_bytes(bytes);
