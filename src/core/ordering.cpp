@@ -204,16 +204,14 @@ void forget_completed(const QueueNode* queue, const MemUse& use, std::uint64_t b
 
 PendingTable* make_pending_table() noexcept { return make_node<PendingTable>(); }
 
-void wait_pending(PendingTable* table, ContextNode* ctx) noexcept {
-  if (table == nullptr) return;
+void wait_table(PendingTable* table, ContextNode* ctx) noexcept {
   for (std::size_t i = 0; i < table->count.load(std::memory_order_relaxed); ++i) {
     const Result<void> waited = Backend::event_wait(table->entries[i].event);
     if (!waited) report_dropped(ctx, waited.error());  // a failed command has ended too
   }
 }
 
-void destroy_pending_table(PendingTable* table) noexcept {
-  if (table == nullptr) return;
+void destroy_table(PendingTable* table) noexcept {
   for (std::size_t i = 0; i < table->count; ++i) Backend::event_release(table->entries[i].event);
   destroy_node(table);
 }

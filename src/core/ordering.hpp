@@ -142,12 +142,26 @@ void forget_completed(const QueueNode* queue, const MemUse& use, std::uint64_t b
 /// A new table for a root (null: out of host memory). Only when tracks_pending.
 PendingTable* make_pending_table() noexcept;
 
+/// wait_pending's work (a table exists).
+void wait_table(PendingTable* table, ContextNode* ctx) noexcept;
+/// destroy_pending_table's work (a table exists).
+void destroy_table(PendingTable* table) noexcept;
+
 /// Waits on the host for every command the table still records: before memory the root only borrows
 /// (an import's mapping) goes. Runs in a destructor: a failed command is counted on `ctx`
-/// (Context::unreported_errors()).
-void wait_pending(PendingTable* table, ContextNode* ctx) noexcept;
+/// (Context::unreported_errors()). Nothing where commands complete at enqueue (no table; no code).
+inline void wait_pending(PendingTable* table, ContextNode* ctx) noexcept {
+  if constexpr (tracks_pending) {
+    if (table != nullptr) wait_table(table, ctx);
+  }
+}
 
-/// Releases every event of the table and the table itself (the root is being destroyed).
-void destroy_pending_table(PendingTable* table) noexcept;
+/// Releases every event of the table and the table itself (the root is being destroyed). Nothing
+/// where commands complete at enqueue.
+inline void destroy_pending_table(PendingTable* table) noexcept {
+  if constexpr (tracks_pending) {
+    if (table != nullptr) destroy_table(table);
+  }
+}
 
 }  // namespace edgemem::detail
