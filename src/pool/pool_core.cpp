@@ -160,7 +160,10 @@ Result<PooledBuffer> PoolCore<Threads>::take(bool count_failure) noexcept {
   std::uint32_t slot = 0;
   if (!pop(slot, count_failure)) return fail(Errc::exhausted, "every block of the pool is out");
   MemNode* n = detail::node_of(blocks()[slot]);
-  retain(n);
+  // A block on the free list has one reference, the pool's: it went back when its count fell to one
+  // (unref), and nothing else names it until it is handed out (popped under the pool's lock, which
+  // orders this after that return). So the caller's reference needs no read-modify-write.
+  n->refs.store(2, std::memory_order_relaxed);
   return PooledBuffer(HandleAccess::buffer(n), slot);
 }
 
@@ -209,7 +212,7 @@ Result<PooledBuffer> PoolCore<Threads>::acquire_for(std::chrono::nanoseconds tim
     }
     if (!got) return fail(Errc::exhausted, "no block came back before the timeout");
     MemNode* n = detail::node_of(blocks()[slot]);
-    retain(n);
+    n->refs.store(2, std::memory_order_relaxed);  // the pool's and the caller's (as in take())
     return PooledBuffer(HandleAccess::buffer(n), slot);
   }
 }
