@@ -48,6 +48,22 @@ void PoolCore<Threads>::teardown() noexcept {
   returned_.store(IndexFreeList::none, std::memory_order_relaxed);
 }
 
+Result<void> check_given_buffers(const Context& ctx, const Buffer* buffers, std::size_t count,
+                                 std::size_t block_bytes) noexcept {
+  for (std::size_t i = 0; i < count; ++i) {
+    const MemNode* n = detail::node_of(buffers[i]);
+    if (n == nullptr) return fail(Errc::released, "a buffer to pool is released");
+    if (n->ctx != detail::node_of(ctx)) return fail(Errc::invalid_argument, "a buffer to pool belongs to another context");
+    if (n->bytes != block_bytes) return fail(Errc::invalid_argument, "the buffers to pool differ in size");
+    for (std::size_t j = 0; j < i; ++j) {  // two blocks over one byte would be handed out as two
+      const MemNode* m = detail::node_of(buffers[j]);
+      if (m->root == n->root && m->origin < n->origin + block_bytes && n->origin < m->origin + block_bytes)
+        return fail(Errc::invalid_argument, "two buffers to pool share bytes");
+    }
+  }
+  return {};
+}
+
 template <class Threads>
 Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t block_bytes, std::size_t count,
                                   Storage storage, MemFlags flags, const BlockSource& source) noexcept {
@@ -68,17 +84,7 @@ Result<void> PoolCore<Threads>::init(const Context& ctx, Queue& q, std::size_t b
     if (stride * count > ctx.info().max_alloc_bytes)
       return fail(Errc::out_of_range, "pool size exceeds the device's max allocation");
   } else {
-    for (std::size_t i = 0; i < count; ++i) {
-      const MemNode* n = detail::node_of(source.buffers[i]);
-      if (n == nullptr) return fail(Errc::released, "a buffer to pool is released");
-      if (n->ctx != detail::node_of(ctx)) return fail(Errc::invalid_argument, "a buffer to pool belongs to another context");
-      if (n->bytes != block_bytes) return fail(Errc::invalid_argument, "the buffers to pool differ in size");
-      for (std::size_t j = 0; j < i; ++j) {  // two blocks over one byte would be handed out as two
-        const MemNode* m = detail::node_of(source.buffers[j]);
-        if (m->root == n->root && m->origin < n->origin + block_bytes && n->origin < m->origin + block_bytes)
-          return fail(Errc::invalid_argument, "two buffers to pool share bytes");
-      }
-    }
+    EDGEMEM_TRY(source.check(ctx, source.buffers, count, block_bytes));
   }
 
   const bool from_allocator = inline_capacity_ == 0;

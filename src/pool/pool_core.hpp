@@ -122,7 +122,15 @@ struct BlockSource {
   MakeArena make = &buffer_arena;     ///< the one allocation (buffer_arena, svm_arena, exportable_arena)
   SvmGrain grain = SvmGrain::coarse;  ///< svm_arena's grain
   const Buffer* buffers = nullptr;    ///< or these buffers (count of them), used as they are
+  /// With `buffers`: check_given_buffers (a pointer, so a pool that carves its blocks links none of it).
+  Result<void> (*check)(const Context& ctx, const Buffer* buffers, std::size_t count, std::size_t block_bytes) noexcept =
+      nullptr;
 };
+
+/// The buffers a pool is made over (init_over): live, of `ctx`, each `block_bytes`, no two sharing a byte.
+/// Errc: released, invalid_argument.
+Result<void> check_given_buffers(const Context& ctx, const Buffer* buffers, std::size_t count,
+                                 std::size_t block_bytes) noexcept;
 
 /// A handle to the pool whose blocks include `block` (all of the pool's memory: `count` blocks of
 /// `block_bytes`) for ImportedPool::attach. Errc: unsupported (not exportable memory), backend_failure (dup).

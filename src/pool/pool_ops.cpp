@@ -34,7 +34,8 @@ template <BlockSourceKind Source>
 BlockSource source_of(SvmGrain grain, const Buffer* buffers) noexcept {
   if constexpr (Source == BlockSourceKind::svm) return BlockSource{&svm_arena, grain, nullptr};
   else if constexpr (Source == BlockSourceKind::exportable) return BlockSource{&exportable_arena, SvmGrain::coarse, nullptr};
-  else if constexpr (Source == BlockSourceKind::given) return BlockSource{&buffer_arena, SvmGrain::coarse, buffers};
+  else if constexpr (Source == BlockSourceKind::given)
+    return BlockSource{&buffer_arena, SvmGrain::coarse, buffers, &check_given_buffers};
   else return BlockSource{&buffer_arena, SvmGrain::coarse, nullptr};
 }
 
