@@ -58,25 +58,51 @@ void free_storage(KeptView* k) noexcept {
   }
 }
 
-/// Puts `k` on its root's lists (`kept_natives` when it holds a native sub-object), or, when the root
-/// keeps kMaxSpareViews already, releases its native sub-object and frees it.
+/// Puts `k` on its root's lists: at the back of `kept_natives` when it holds a native sub-object (the
+/// oldest one there then leaves it, its sub-object released and its storage on `spare_views`, when
+/// the list is full), else on `spare_views`; when the root keeps kMaxSpareViews already, releases
+/// `k`'s native sub-object and frees it.
 void list_kept(RootNode* root, KeptView* k) noexcept {
+  bool release = false;  // a native sub-object leaves: released outside the lock
+  Backend::NativeMem released{};
+  bool free_k = false;
   {
     std::lock_guard<SpinLock> lock(root->spare_lock);
     const std::uint32_t count = root->spare_count.load(std::memory_order_relaxed);
     if (count < kMaxSpareViews) {
-      KeptView** head = k->has_native ? &root->kept_natives : &root->spare_views;
-      k->next = *head;
-      *head = k;
-      if (k->has_native)
-        root->native_count.store(root->native_count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      if (k->has_native) {
+        std::uint32_t natives = root->native_count.load(std::memory_order_relaxed);
+        if (natives == kMaxKeptNatives) {
+          KeptView* oldest = root->kept_natives;
+          root->kept_natives = oldest->next;
+          release = true;
+          released = oldest->native;
+          oldest->has_native = false;
+          oldest->next = root->spare_views;
+          root->spare_views = oldest;
+          --natives;
+        }
+        k->next = nullptr;
+        if (root->kept_natives == nullptr) root->kept_natives = k;
+        else root->kept_natives_tail->next = k;
+        root->kept_natives_tail = k;
+        root->native_count.store(natives + 1, std::memory_order_relaxed);
+      } else {
+        k->next = root->spare_views;
+        root->spare_views = k;
+      }
       root->spare_count.store(count + 1, std::memory_order_relaxed);
-      return;
+    } else {
+      free_k = true;  // not kept
+      release = k->has_native;
+      if (release) released = k->native;
     }
   }
-  if (k->has_native) Backend::mem_release(k->native);
-  k->next = nullptr;
-  free_storage(k);
+  if (release) Backend::mem_release(released);
+  if (free_k) {
+    k->next = nullptr;
+    free_storage(k);
+  }
 }
 
 }  // namespace
@@ -88,12 +114,14 @@ MemNode* take_kept_or_new_view_node(RootNode* root, std::size_t origin, std::siz
     {
       std::lock_guard<SpinLock> lock(root->spare_lock);
       if (root->native_count.load(std::memory_order_relaxed) != 0) {
-        // A kept native sub-object of these bytes and access, among the newest few.
-        KeptView** link = &root->kept_natives;
-        for (std::uint32_t depth = 0; *link != nullptr && depth < kNativeSearch; ++depth, link = &(*link)->next) {
-          if (!same_view(*link, origin, bytes, flags)) continue;
-          k = *link;
-          *link = k->next;
+        // A kept native sub-object of these bytes and access, among the oldest few.
+        KeptView* prev = nullptr;
+        KeptView* at = root->kept_natives;
+        for (std::uint32_t depth = 0; at != nullptr && depth < kNativeSearch; ++depth, prev = at, at = at->next) {
+          if (!same_view(at, origin, bytes, flags)) continue;
+          (prev != nullptr ? prev->next : root->kept_natives) = at->next;
+          if (root->kept_natives_tail == at) root->kept_natives_tail = prev;
+          k = at;
           with_native = true;
           root->native_count.store(root->native_count.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
           break;

@@ -249,14 +249,16 @@ struct RootNode : MemNode {
   // and dropped per frame cost no allocation (take_view_node, keep_view_storage): the last one in
   // `spare_view` (one atomic exchange to take; it may keep its native sub-object), up to
   // kMaxSpareViews more in two lists guarded by `spare_lock`: `spare_views` (storage only) and
-  // `kept_natives` (each with the native sub-object native_of made for it, for the next view of the same
-  // bytes and access). `spare_count` (both lists) and `native_count` read without the lock are hints.
+  // `kept_natives`, oldest first (`kept_natives_tail` the newest), at most kMaxKeptNatives, each with the
+  // native sub-object native_of made for it, for the next view of the same bytes and access.
+  // `spare_count` (both lists) and `native_count` read without the lock are hints.
   std::atomic<KeptView*> spare_view{nullptr};
   SpinLock spare_lock;  // held for a few pointer swaps (and a look at the first kNativeSearch natives)
   std::atomic<std::uint32_t> spare_count{0};
   std::atomic<std::uint32_t> native_count{0};
   KeptView* spare_views = nullptr;
   KeptView* kept_natives = nullptr;
+  KeptView* kept_natives_tail = nullptr;
 };
 
 /// The storage of a dead plain view kept by its root (the MemNode destroyed, this built in its place):
@@ -282,8 +284,13 @@ static_assert(sizeof(KeptView) <= sizeof(MemNode) && alignof(KeptView) <= aligno
 /// views made by the hundred per frame and dropped take no allocation; a root that once had more
 /// frees the rest (and releases their native sub-objects).
 inline constexpr std::uint32_t kMaxSpareViews = 256;
-/// How deep a new view looks into its root's `kept_natives` for one of its bytes and access: the views a
-/// frame makes in one order and drops in the same order are found again (newest first).
+/// How many of a root's kept views keep their native sub-objects on its list (beside the slot's): the
+/// oldest goes (its sub-object released, its storage kept for any view) when a newer one comes, so
+/// natives never hold storage a view of other bytes would need: frames of up to
+/// kMaxSpareViews - kMaxKeptNatives views allocate nothing in the steady state, whatever their bytes.
+inline constexpr std::uint32_t kMaxKeptNatives = 64;
+/// How deep a new view looks into its root's `kept_natives` (oldest first) for one of its bytes and
+/// access: the views a frame makes in one order and drops in the same order are found at the front.
 inline constexpr std::uint32_t kNativeSearch = 8;
 
 struct ImageNode;  // core/image_node.hpp

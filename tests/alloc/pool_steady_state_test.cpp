@@ -213,3 +213,41 @@ TEST_CASE("pool, ring and heap cycles: zero allocations in the steady state") {
   CHECK(c.views.edgemem_allocations == 0);
   CHECK(c.views.malloc_calls == 0);
 }
+
+TEST_CASE("views with native(): a frame's 40 views of distinct bytes, made and dropped in order, allocate nothing "
+          "in the steady state and get their native sub-objects back") {
+  constexpr std::size_t kViews = 40;
+  auto ctx = Context::create();
+  REQUIRE(ctx.has_value());
+  const std::size_t step = ctx->base_align() > kBlock ? ctx->base_align() : kBlock;
+  auto root = Buffer::create(*ctx, kViews * step);
+  REQUIRE(root.has_value());
+  NativeMem last[kViews] = {};
+  int failures = 0, changed = 0;
+  auto frame = [&](bool compare) {
+    Buffer views[kViews];
+    for (std::size_t i = 0; i < kViews; ++i) {
+      auto v = root->sub(i * step, kBlock);
+      if (!v) {
+        ++failures;
+        continue;
+      }
+      auto n = v->native();
+      if (!n) {
+        ++failures;
+        continue;
+      }
+      if (compare && !(*n == last[i])) ++changed;
+      last[i] = *n;
+      views[i] = std::move(*v);
+    }
+    for (Buffer& v : views) v = Buffer{};  // dropped in the order they were made
+  };
+  for (int i = 0; i < 3; ++i) frame(false);
+  const Cost cost = measure([&] {
+    for (int i = 0; i < 200; ++i) frame(true);
+  });
+  CHECK(failures == 0);
+  CHECK(cost.edgemem_allocations == 0);
+  CHECK(changed == 0);  // each view found the sub-object its bytes had the frame before
+}
