@@ -113,6 +113,12 @@ void return_event(Cuda::NativeEvent e) noexcept;
 /// Destroys the cached event records of `ctx` (before its primary context is released).
 void drain_events(CUcontext ctx) noexcept;
 
+/// One more reference to an event record (null: nothing).
+void retain_event(Cuda::NativeEvent e) noexcept;
+
+/// One less reference to an event record; the last gives it back (return_event).
+void release_event(Cuda::NativeEvent e) noexcept;
+
 /// What register_host made of caller memory.
 struct Registered {
   CUdeviceptr device = 0;         ///< the device address of its first byte (0: not reachable zero-copy)

@@ -109,12 +109,8 @@ Result<bool> Cuda::event_complete(NativeEvent e) noexcept {
   return command_failed(status);
 }
 
-void Cuda::event_retain(NativeEvent e) noexcept {
-  if (e != nullptr) e->refs.fetch_add(1, std::memory_order_relaxed);
-}
+void Cuda::event_retain(NativeEvent e) noexcept { cu::retain_event(e); }
 
-void Cuda::event_release(NativeEvent e) noexcept {
-  if (e != nullptr && e->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) cu::return_event(e);
-}
+void Cuda::event_release(NativeEvent e) noexcept { cu::release_event(e); }
 
 }  // namespace edgemem::backend

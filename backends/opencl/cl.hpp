@@ -14,18 +14,24 @@
 
 namespace edgemem::backend::cl {
 
-/// The wait list of `sync` as OpenCL takes it: a count and a pointer (null when the count is 0).
-struct WaitList {
-  cl_uint count;            ///< number of events
-  const cl_event* events;   ///< the events, or null when count is 0
-};
+/// The wait list of `sync` as OpenCL takes it: its records' cl_events, copied to a stack array (the
+/// common layer passes at most contract::max_command_waits).
+class WaitList {
+ public:
+  explicit WaitList(const OpenCL::CommandEvents& sync) noexcept {
+    const std::size_t n = sync.waits == nullptr ? 0
+                          : sync.wait_count < contract::max_command_waits ? sync.wait_count
+                                                                          : contract::max_command_waits;
+    for (std::size_t i = 0; i < n; ++i) list_[i] = sync.waits[i] != nullptr ? sync.waits[i]->event : nullptr;
+    count = static_cast<cl_uint>(n);
+  }
+  cl_uint count = 0;  ///< number of events
+  /// The events, or null when count is 0.
+  const cl_event* events() const noexcept { return count != 0 ? list_ : nullptr; }
 
-/// `sync`'s wait list in OpenCL form. The common layer passes at most 64 events (32 of the caller's or
-/// markers standing for them, src/core/wait_list.hpp, and 32 of ordering across queues).
-inline WaitList waits_of(const OpenCL::CommandEvents& sync) noexcept {
-  if (sync.wait_count == 0 || sync.waits == nullptr) return WaitList{0, nullptr};
-  return WaitList{static_cast<cl_uint>(sync.wait_count), sync.waits};
-}
+ private:
+  cl_event list_[contract::max_command_waits];
+};
 
 /// Three sizes as the *Rect entry points take them (origin or region).
 struct Triple {

@@ -4,6 +4,7 @@
 
 #include "cl.hpp"
 #include "cl_error.hpp"
+#include "cl_submit.hpp"
 
 namespace edgemem::backend {
 
@@ -145,6 +146,11 @@ Result<OpenCL::NativeContext> OpenCL::context_create(const DeviceSelector& sel, 
   cl_int status = CL_SUCCESS;
   cl_context context = clCreateContext(props, 1, &choice.device, nullptr, nullptr, &status);
   if (status != CL_SUCCESS || context == nullptr) return cl::fail_cl(status != CL_SUCCESS ? status : CL_OUT_OF_HOST_MEMORY);
+  auto pooled = cl::pool_events();
+  if (!pooled) {
+    (void)clReleaseContext(context);
+    return fail(pooled.error());
+  }
   filled.caps.image_from_sub_buffer = cl::probe_image_from_sub_buffer(context, filled);
   info = filled;
   return NativeContext{context, choice.device};
@@ -162,13 +168,23 @@ Result<OpenCL::NativeContext> OpenCL::context_adopt(const NativeContext& native,
   DeviceInfo filled{};
   EDGEMEM_TRY(describe(native.device, filled));
   filled.caps.image_from_sub_buffer = cl::probe_image_from_sub_buffer(native.context, filled);
-  if (mode == AdoptMode::retain) EDGEMEM_TRY(cl::check(clRetainContext(native.context)));
+  if (mode == AdoptMode::retain) {
+    EDGEMEM_TRY(cl::pool_events());
+    auto retained = cl::check(clRetainContext(native.context));
+    if (!retained) {
+      cl::drain_events();
+      return fail(retained.error());
+    }
+  }
   info = filled;
   return native;
 }
 
 void OpenCL::context_release(NativeContext& ctx) noexcept {
-  if (ctx.context != nullptr) (void)clReleaseContext(ctx.context);
+  if (ctx.context != nullptr) {
+    cl::drain_events();
+    (void)clReleaseContext(ctx.context);
+  }
   ctx = NativeContext{};
 }
 

@@ -270,12 +270,14 @@ Result<void> host_transfer(bool writes, cl_command_queue q, cl_mem image, const 
                            const OpenCL::CommandEvents& ev) noexcept {
   const Box b = box_of(r.origin, r.extent);
   const std::size_t slice = cl_slice_pitch(l.desc.type, pitch.slice), row = cl_row_pitch(l.desc.type, pitch);
-  const cl::WaitList w = cl::waits_of(ev);
-  const cl_bool blocking = ev.out == nullptr ? CL_TRUE : CL_FALSE;
+  const cl::WaitList w(ev);
+  cl::EventOut out(ev);
+  EDGEMEM_TRY(out.take());
+  const cl_bool blocking = out.blocking();
   const cl_int status =
-      writes ? clEnqueueWriteImage(q, image, blocking, b.origin, b.region, row, slice, host, w.count, w.events, ev.out)
-             : clEnqueueReadImage(q, image, blocking, b.origin, b.region, row, slice, host, w.count, w.events, ev.out);
-  return cl::check_host_access(status);
+      writes ? clEnqueueWriteImage(q, image, blocking, b.origin, b.region, row, slice, host, w.count, w.events(), out.slot())
+             : clEnqueueReadImage(q, image, blocking, b.origin, b.region, row, slice, host, w.count, w.events(), out.slot());
+  return cl::check_host_access(out.settle(status));
 }
 
 }  // namespace
@@ -328,14 +330,14 @@ Result<void> OpenCL::copy_buffer_to_image(NativeQueue q, const NativeMem& buffer
 Result<OpenCL::MappedImage> OpenCL::map_image(NativeQueue q, const NativeMem& image, const ImageLayout&, Access access,
                                               const ImageRegion& r, const CommandEvents& ev) noexcept {
   const Box b = box_of(r.origin, r.extent);
-  const cl::WaitList w = cl::waits_of(ev);
+  const cl::WaitList w(ev);
   MappedImage m;
   cl_int status = CL_SUCCESS;
   void* p = clEnqueueMapImage(q, image, CL_TRUE, cl::map_flags(access), b.origin, b.region, &m.row_pitch,
-                              &m.slice_pitch, w.count, w.events, nullptr, &status);
+                              &m.slice_pitch, w.count, w.events(), nullptr, &status);
   if (status == CL_INVALID_OPERATION && access == Access::write)  // host_write_only: no CL_MAP_READ
     p = clEnqueueMapImage(q, image, CL_TRUE, CL_MAP_WRITE, b.origin, b.region, &m.row_pitch, &m.slice_pitch, w.count,
-                          w.events, nullptr, &status);
+                          w.events(), nullptr, &status);
   EDGEMEM_TRY(cl::check_host_access(status));
   if (p == nullptr) return cl::fail_cl(CL_MAP_FAILURE);
   m.mapped = Mapped{p, 0};

@@ -204,13 +204,13 @@ void OpenCL::mem_release(NativeMem& mem) noexcept {
 
 Result<OpenCL::Mapped> OpenCL::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
                                    std::size_t bytes, const CommandEvents& sync) noexcept {
-  const cl::WaitList w = cl::waits_of(sync);
+  const cl::WaitList w(sync);
   cl_int status = CL_SUCCESS;
-  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, cl::map_flags(access), offset, bytes, w.count, w.events, nullptr, &status);
+  void* p = clEnqueueMapBuffer(q, mem, CL_TRUE, cl::map_flags(access), offset, bytes, w.count, w.events(), nullptr, &status);
   if (status == CL_INVALID_OPERATION && access == Access::write) {
     // A host_write_only buffer refuses CL_MAP_READ; edgemem allows Access::write on it, so map it
     // CL_MAP_WRITE only (the mapped bytes still reflect the device on 1.2 drivers).
-    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE, offset, bytes, w.count, w.events, nullptr, &status);
+    p = clEnqueueMapBuffer(q, mem, CL_TRUE, CL_MAP_WRITE, offset, bytes, w.count, w.events(), nullptr, &status);
   }
   EDGEMEM_TRY(cl::check_host_access(status));
   if (p == nullptr) return cl::fail_cl(CL_MAP_FAILURE);

@@ -1,31 +1,8 @@
-// OpenCL backend: in-order command queues and events.
+// OpenCL backend: in-order command queues (events: cl_event.cpp).
 #include "cl.hpp"
 #include "cl_error.hpp"
 
 namespace edgemem::backend {
-
-namespace {
-
-/// CL_EVENT_COMMAND_EXECUTION_STATUS of `e`: CL_COMPLETE, a pending state, or a negative error.
-Result<cl_int> execution_status(cl_event e) noexcept {
-  cl_int status = CL_COMPLETE;
-  EDGEMEM_TRY(cl::check(clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr)));
-  return status;
-}
-
-Failure command_failed(cl_int status) noexcept {
-  return fail(Errc::backend_failure, "the OpenCL command failed; Error::native holds its execution status", status);
-}
-
-}  // namespace
-
-Result<void> cl::wait_event(cl_event e) noexcept {
-  const cl_int waited = clWaitForEvents(1, &e);
-  if (waited == CL_SUCCESS) return {};
-  auto status = execution_status(e);
-  if (status && *status < 0) return command_failed(*status);
-  return fail_cl(waited);
-}
 
 Result<OpenCL::NativeQueue> OpenCL::queue_create(const NativeContext& ctx) noexcept {
   cl_int status = CL_SUCCESS;
@@ -56,21 +33,5 @@ void OpenCL::queue_release(NativeQueue q) noexcept {
 }
 
 Result<void> OpenCL::queue_finish(NativeQueue q) noexcept { return cl::check(clFinish(q)); }
-
-Result<void> OpenCL::event_wait(NativeEvent e) noexcept { return cl::wait_event(e); }
-
-Result<bool> OpenCL::event_complete(NativeEvent e) noexcept {
-  EDGEMEM_TRY_ASSIGN(const cl_int status, execution_status(e));
-  if (status < 0) return command_failed(status);
-  return status == CL_COMPLETE;
-}
-
-void OpenCL::event_retain(NativeEvent e) noexcept {
-  if (e != nullptr) (void)clRetainEvent(e);
-}
-
-void OpenCL::event_release(NativeEvent e) noexcept {
-  if (e != nullptr) (void)clReleaseEvent(e);
-}
 
 }  // namespace edgemem::backend

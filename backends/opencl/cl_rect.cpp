@@ -38,8 +38,8 @@ Result<void> per_row(const RectSide& a, const RectSide& b, const Extent3& region
         s.wait_count = sync.wait_count;
       }
       if (i + 1 < rows) {
-        const cl::WaitList w = cl::waits_of(s);
-        EDGEMEM_TRY(cl::check(row(ao, bo, w.count, w.events, nullptr)));
+        const cl::WaitList w(s);
+        EDGEMEM_TRY(cl::check(row(ao, bo, w.count, w.events(), nullptr)));
         continue;
       }
       s.out = sync.out;
@@ -63,9 +63,13 @@ Result<void> copy_rows(cl_command_queue q, cl_mem src, cl_mem dst, const CopyRec
 template <class Whole, class Row>
 Result<void> host_rect(const Rect& rect, const OpenCL::CommandEvents& sync, Whole&& whole, Row&& row) noexcept {
   const cl::Triple b = cl::origin_of(rect.buffer), h = cl::origin_of(rect.host), r = cl::region_of(rect.region);
-  const cl::WaitList w = cl::waits_of(sync);
-  const cl_int status = whole(sync.out == nullptr ? CL_TRUE : CL_FALSE, b.v, h.v, r.v, w.count, w.events, sync.out);
-  if (status != CL_INVALID_VALUE) return cl::check_host_access(status);
+  const cl::WaitList w(sync);
+  {
+    cl::EventOut out(sync);
+    EDGEMEM_TRY(out.take());
+    const cl_int status = out.settle(whole(out.blocking(), b.v, h.v, r.v, w.count, w.events(), out.slot()));
+    if (status != CL_INVALID_VALUE) return cl::check_host_access(status);
+  }
   return per_row(rect.buffer, rect.host, rect.region, sync, row);
 }
 

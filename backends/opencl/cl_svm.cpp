@@ -65,9 +65,11 @@ Result<void> OpenCL::svm_free_queued(NativeQueue q, void* base, const CommandEve
 Result<void> OpenCL::svm_memcpy(NativeQueue q, const SvmAddress& dst, const SvmAddress& src, std::size_t bytes,
                                 const CommandEvents& sync) noexcept {
   if (clEnqueueSVMMemcpy == nullptr) return missing();
-  const cl::WaitList w = cl::waits_of(sync);
-  return cl::check(clEnqueueSVMMemcpy(q, sync.out == nullptr ? CL_TRUE : CL_FALSE, dst.at(), src.at(), bytes, w.count,
-                                      w.events, sync.out));
+  const cl::WaitList w(sync);
+  cl::EventOut out(sync);
+  EDGEMEM_TRY(out.take());
+  return cl::check(
+      out.settle(clEnqueueSVMMemcpy(q, out.blocking(), dst.at(), src.at(), bytes, w.count, w.events(), out.slot())));
 }
 
 Result<void> OpenCL::svm_memfill(NativeQueue q, const SvmAddress& dst, std::size_t bytes, const void* pattern,
@@ -113,9 +115,11 @@ Result<void> OpenCL::svm_migrate(NativeQueue q, const SvmAddress& at, std::size_
 Result<void> OpenCL::svm_map(NativeQueue q, const SvmAddress& at, std::size_t bytes, Access access,
                              const CommandEvents& sync) noexcept {
   if (clEnqueueSVMMap == nullptr) return missing();
-  const cl::WaitList w = cl::waits_of(sync);
+  const cl::WaitList w(sync);
+  cl::EventOut out(sync);
+  EDGEMEM_TRY(out.take());
   return cl::check_host_access(
-      clEnqueueSVMMap(q, CL_TRUE, cl::map_flags(access), at.at(), bytes, w.count, w.events, sync.out));
+      out.settle(clEnqueueSVMMap(q, CL_TRUE, cl::map_flags(access), at.at(), bytes, w.count, w.events(), out.slot())));
 }
 
 Result<void> OpenCL::svm_unmap(NativeQueue q, const SvmAddress& at, const CommandEvents& sync) noexcept {

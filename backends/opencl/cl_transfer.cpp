@@ -9,33 +9,46 @@ namespace edgemem::backend {
 
 Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                            const CommandEvents& sync) noexcept {
-  const cl::WaitList w = cl::waits_of(sync);
-  if (sync.out != nullptr)
-    return cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events, sync.out));
+  const cl::WaitList w(sync);
+  if (sync.out != nullptr) {
+    cl::EventOut out(sync);
+    EDGEMEM_TRY(out.take());
+    return cl::check_host_access(
+        out.settle(clEnqueueWriteBuffer(q, mem, CL_FALSE, offset, bytes, src, w.count, w.events(), out.slot())));
+  }
   // A blocking write may return once `src` is copied out, before the device has the bytes (NVIDIA):
   // the caller is told, with the write's own event, when it has not completed (PoCL's has: it waits
   // for the whole queue); or it is waited for here.
   if (sync.still_running != nullptr) {
+    NativeEvent running = nullptr;  // the record the caller gets, taken first: running out of memory changes nothing
+    if (sync.running_event != nullptr) {
+      EDGEMEM_TRY_ASSIGN(running, cl::take_event());
+    }
     cl_event e = nullptr;
-    EDGEMEM_TRY(cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
-    cl_int status = CL_QUEUED;
-    const cl_int asked = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr);
-    if (asked == CL_SUCCESS && status == CL_COMPLETE) {
+    const cl_int status = clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events(), &e);
+    if (status != CL_SUCCESS) cl::give_back_event(running);
+    EDGEMEM_TRY(cl::check_host_access(status));
+    cl_int state = CL_QUEUED;
+    const cl_int asked = clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof state, &state, nullptr);
+    const bool failed = asked == CL_SUCCESS && state < 0;
+    if (!failed && !(asked == CL_SUCCESS && state == CL_COMPLETE)) {
+      *sync.still_running = true;
+      if (running != nullptr) {
+        running->event = e;
+        *sync.running_event = running;
+        return {};
+      }
       (void)clReleaseEvent(e);
       return {};
     }
-    if (asked == CL_SUCCESS && status < 0) {  // the write failed: its error, as a wait reports it
-      auto failed = cl::wait_event(e);
-      (void)clReleaseEvent(e);
-      return failed;
-    }
-    *sync.still_running = true;
-    if (sync.running_event != nullptr) *sync.running_event = e;
-    else (void)clReleaseEvent(e);
-    return {};
+    cl::give_back_event(running);
+    Result<void> done{};
+    if (failed) done = cl::wait_event(e);  // the write failed: its error, as a wait reports it
+    (void)clReleaseEvent(e);
+    return done;
   }
   cl_event e = nullptr;
-  EDGEMEM_TRY(cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events, &e)));
+  EDGEMEM_TRY(cl::check_host_access(clEnqueueWriteBuffer(q, mem, CL_TRUE, offset, bytes, src, w.count, w.events(), &e)));
   auto done = cl::wait_event(e);
   (void)clReleaseEvent(e);
   return done;
@@ -43,9 +56,11 @@ Result<void> OpenCL::write(NativeQueue q, const NativeMem& mem, std::size_t offs
 
 Result<void> OpenCL::read(NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,
                           const CommandEvents& sync) noexcept {
-  const cl::WaitList w = cl::waits_of(sync);
-  return cl::check_host_access(clEnqueueReadBuffer(q, mem, sync.out == nullptr ? CL_TRUE : CL_FALSE, offset, bytes, dst, w.count,
-                                       w.events, sync.out));
+  const cl::WaitList w(sync);
+  cl::EventOut out(sync);
+  EDGEMEM_TRY(out.take());
+  return cl::check_host_access(
+      out.settle(clEnqueueReadBuffer(q, mem, out.blocking(), offset, bytes, dst, w.count, w.events(), out.slot())));
 }
 
 Result<void> OpenCL::fill(NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes,

@@ -13,7 +13,7 @@ struct ContextNode;
 struct HandleAccess;
 /// How an Event lets go of its native event (detail::NativeTraits).
 struct EventKind {
-  using Native = NativeEvent;                                          ///< cl_event on OpenCL
+  using Native = NativeEvent;                                          ///< a ClEvent record on OpenCL
   using Extra = NoExtra;                                               ///< nothing kept beside it
   static void free(NativeEvent native, ContextNode* ctx) noexcept;  ///< releases it, drops `ctx`
 };
@@ -34,7 +34,7 @@ class Event : private detail::Unique<detail::NativeTraits<detail::EventKind>> {
   /// True when the command has completed. Errc: released, backend_failure (the command failed).
   [[nodiscard]] Result<bool> is_complete() const noexcept;
   using Unique::valid;  ///< true until released or moved from
-  /// Native event (cl_event on OpenCL) for interop.
+  /// Native event for interop: a ClEvent on OpenCL (its `event` is the cl_event), a CudaEvent on CUDA.
   [[nodiscard]] NativeEvent native() const noexcept { return get().native; }
   /// Releases the native event. Idempotent, never fails.
   Result<void> release() noexcept {

@@ -23,10 +23,14 @@ enum Group : unsigned {
   group_external = 1u << 4,  ///< the driver's own import paths for foreign memory (EDGEMEM_EXTERNAL_OPERATIONS)
 };
 
+/// Most events one command's CommandEvents::waits holds: the common layer folds a longer wait list
+/// into markers (core/wait_list.hpp) and orders across queues with at most 32 more (core/ordering.hpp).
+inline constexpr std::size_t max_command_waits = 64;
+
 /// The events of one command: the events it waits for and, for an async command, where its own goes.
 struct CommandEvents {
   const NativeEvent* waits = nullptr;  ///< events to wait for before the command starts
-  std::size_t wait_count = 0;          ///< number of events in `waits`
+  std::size_t wait_count = 0;          ///< number of events in `waits`, at most max_command_waits
   NativeEvent* out = nullptr;          ///< null: blocking; otherwise receives the command's event (caller owns it)
   /// Blocking commands only, optional: a command that may still run on the device after its blocking
   /// call returns (OpenCL's blocking write, done once the host bytes are copied out) sets it to true

@@ -72,6 +72,7 @@ namespace {
 [[gnu::noinline]] Result<void> submit_general(QueueNode* q, WaitList waits, Event* out, const MemUse& a,
                                               const MemUse& b, CommandRef command, SubmitMode mode) noexcept {
   Backend::NativeEvent natives[wait_chunk_events + (tracks_pending ? max_order_waits : 0)];
+  static_assert(sizeof natives / sizeof natives[0] <= contract::max_command_waits, "backends take at most max_command_waits");
   Backend::NativeEvent produced{};
   Backend::CommandEvents sync;
   sync.out = out != nullptr ? &produced : nullptr;

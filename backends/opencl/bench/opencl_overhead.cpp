@@ -82,26 +82,6 @@ int main(int argc, char** argv) {
            },
            finish);
 
-  // Diagnostic for the case above: the raw loop making the driver calls edgemem's ordering table
-  // makes (it retains each async command's event and releases the one it replaces). A ratio near 1
-  // here says the whole gap above is those two calls (issue #28; docs/ordering.md).
-  cl_event table_held = nullptr;
-  run_case("diag_write_4B_async_enqueue_with_table_calls", small_reps,
-           [&] {
-             cl_event e = nullptr;
-             check(clEnqueueWriteBuffer(cq, small_mem, CL_FALSE, 0, 4, &word, 0, nullptr, &e) == CL_SUCCESS, "raw write async");
-             clRetainEvent(e);
-             if (table_held != nullptr) clReleaseEvent(table_held);
-             table_held = e;
-             clReleaseEvent(e);
-           },
-           [&] {
-             auto e = q->write_async(*small_buf, 0, &word, 4);
-             check(e.has_value(), "write_async");
-           },
-           finish);
-  if (table_held != nullptr) clReleaseEvent(table_held);
-
   // Ordering across queues: a write on queue A, then a write of the same bytes on queue B. Raw OpenCL
   // needs the caller to pass A's event in B's wait list; edgemem adds it itself (its cost: the record
   // of A's command on the buffer and the look-up for B's).

@@ -134,13 +134,14 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: native handles are the ones edgemem ho
   CHECK(refs_settled_at([&] { return mem_refs(mem); }, 1) == 1);
   REQUIRE(clReleaseMemObject(mem) == CL_SUCCESS);
 
-  // Events: edgemem's Event holds exactly one reference and drops it once.
+  // Events: edgemem holds exactly one reference to a command's cl_event, shared by the Event and the
+  // ordering table's entry on the buffer (ClEvent counts them), and drops it once, with the last.
   auto b2 = Buffer::create(ctx, 64);
   REQUIRE_OK(b2);
   const unsigned char pattern = 0x3c;
   auto ev = q.fill_async(*b2, 0, 64, &pattern, 1);
   REQUIRE_OK(ev);
-  cl_event e = ev->native();
+  cl_event e = ev->native()->event;
   REQUIRE_OK(ev->wait());
   REQUIRE_OK(q.finish());
   // A driver may keep references of its own (PoCL holds the queue's last event), so count edgemem's
@@ -149,7 +150,12 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: native handles are the ones edgemem ho
   const cl_uint before = refs_once_stable([&] { return event_refs(e); });
   REQUIRE(before >= 2);  // ours and edgemem's
   *ev = edgemem::Event{};
-  CHECK(refs_settled_at([&] { return event_refs(e); }, before - 1) == before - 1);
+  *b2 = Buffer{};  // the table's entry goes with the buffer's root
+  // edgemem's reference went (a driver's own may go too: releasing the buffer can move PoCL's hold),
+  // and ours is still there: edgemem released once, not twice.
+  const cl_uint after = refs_settled_at([&] { return event_refs(e); }, before - 1);
+  CHECK(after <= before - 1);
+  CHECK(after >= 1);
   REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
 }
 
