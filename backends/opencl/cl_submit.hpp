@@ -27,7 +27,9 @@ class EventOut {
   explicit EventOut(const OpenCL::CommandEvents& sync) noexcept : out_(sync.out) {}
   EventOut(const EventOut&) = delete;
   EventOut& operator=(const EventOut&) = delete;
-  ~EventOut() { give_back_event(record_); }
+  ~EventOut() {
+    if (record_ != nullptr) give_back_event(record_);
+  }
 
   /// Takes the record of an async command. Errc: out_of_host_memory.
   [[nodiscard]] Result<void> take() noexcept {

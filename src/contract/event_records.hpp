@@ -141,11 +141,13 @@ class EventRecords {
     std::size_t count = 0;
   };
 
+  // The lock, the count and the first keys share a cache line: a command takes a record and gives its
+  // replaced entry's back, each touching that line and one slot (the last: the record just given back).
   struct Cache {
     detail::Lock lock;
-    Record* records[kCached] = {};
     std::size_t count = 0;
     Users users[kKeys] = {};
+    Record* records[kCached] = {};
   };
 
   static Cache& cache() noexcept {
