@@ -24,7 +24,9 @@ for b in "${BACKENDS[@]}"; do
   . "backends/$b/ci.sh"
 done
 
-log() { printf '\n== %s\n' "$*"; }
+# Each step's line says when it started (minutes:seconds since the command began), so a CI log shows
+# where its minutes go.
+log() { printf '\n== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 
@@ -139,10 +141,12 @@ test_all() {
   done
   # Differential fuzzing, every fuzz-copy backend against the others and a model (tests/fuzz): 60 s,
   # then the corpus replayed.
+  log "differential fuzzing (scripts/fuzz_ci.sh)"
   ./scripts/fuzz_ci.sh
   TOTAL_OK=$((TOTAL_OK + 1))
   # Embedded toolchain: aarch64/armhf cross suites under qemu, OpenCL cross link, subproject and
   # pkg-config consumers, nm check, -Dexpected=std suite, footprint.
+  log "embedded toolchain (scripts/embedded_ci.sh)"
   ./scripts/embedded_ci.sh
   TOTAL_OK=$((TOTAL_OK + 1))
   log "all configurations passed"
