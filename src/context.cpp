@@ -29,7 +29,7 @@ Result<detail::ContextNode*> open_node(OpenNative&& open_native, bool borrowed) 
         auto listed = Backend::image_formats(node->native, static_cast<ImageType>(t), static_cast<FormatAccess>(a),
                                              node->formats[t][a]);
         if (!listed) {
-          if (!borrowed) Backend::context_release(node->native);
+          Backend::context_release(node->native, borrowed);
           detail::destroy_node(node);
           return fail(listed.error());
         }

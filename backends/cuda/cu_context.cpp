@@ -121,7 +121,7 @@ Result<Cuda::NativeContext> Cuda::context_adopt(const NativeContext& native, Ado
   }
   DeviceInfo filled{};
   auto described = describe(d, filled);
-  if (described && mode == AdoptMode::retain) {
+  if (described) {  // borrowed too: context_release(ctx, true) drains them
     auto bound = cu::bind(primary);
     described = bound ? cu::pool_events(primary) : Result<void>(fail(bound.error()));
   }
@@ -134,10 +134,10 @@ Result<Cuda::NativeContext> Cuda::context_adopt(const NativeContext& native, Ado
   return NativeContext{native.context, static_cast<int>(d)};
 }
 
-void Cuda::context_release(NativeContext& ctx) noexcept {
+void Cuda::context_release(NativeContext& ctx, bool borrowed) noexcept {
   if (ctx.context != nullptr) {
     cu::drain_events(ctx.context);
-    (void)cu::driver().cuDevicePrimaryCtxRelease(static_cast<CUdevice>(ctx.device));
+    if (!borrowed) (void)cu::driver().cuDevicePrimaryCtxRelease(static_cast<CUdevice>(ctx.device));
   }
   ctx = NativeContext{};
 }

@@ -151,7 +151,7 @@ Result<void> Host::mem_adopt(const NativeContext&, NativeMem& mem, AdoptMode, Ad
   return fail(Errc::unsupported, "the host backend has no native objects made elsewhere to adopt");
 }
 
-void Host::context_release(NativeContext& ctx) noexcept { ctx.device = nullptr; }
+void Host::context_release(NativeContext& ctx, bool) noexcept { ctx.device = nullptr; }
 
 Result<Host::NativeQueue> Host::queue_create(const NativeContext&) noexcept {
   using Counter = std::atomic<std::uint64_t>;

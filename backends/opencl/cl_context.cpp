@@ -168,8 +168,8 @@ Result<OpenCL::NativeContext> OpenCL::context_adopt(const NativeContext& native,
   DeviceInfo filled{};
   EDGEMEM_TRY(describe(native.device, filled));
   filled.caps.image_from_sub_buffer = cl::probe_image_from_sub_buffer(native.context, filled);
+  EDGEMEM_TRY(cl::pool_events());  // borrowed too: context_release(ctx, true) gives it back
   if (mode == AdoptMode::retain) {
-    EDGEMEM_TRY(cl::pool_events());
     auto retained = cl::check(clRetainContext(native.context));
     if (!retained) {
       cl::drain_events();
@@ -180,10 +180,10 @@ Result<OpenCL::NativeContext> OpenCL::context_adopt(const NativeContext& native,
   return native;
 }
 
-void OpenCL::context_release(NativeContext& ctx) noexcept {
+void OpenCL::context_release(NativeContext& ctx, bool borrowed) noexcept {
   if (ctx.context != nullptr) {
     cl::drain_events();
-    (void)clReleaseContext(ctx.context);
+    if (!borrowed) (void)clReleaseContext(ctx.context);
   }
   ctx = NativeContext{};
 }

@@ -13,11 +13,11 @@ namespace edgemem::backend::cl {
 /// Gives back a record whose command was never enqueued (its event is null).
 void give_back_event(OpenCL::NativeEvent e) noexcept;
 
-/// One more user of the record cache (context_create, a retained context_adopt): the first makes its
+/// One more user of the record cache (context_create, context_adopt): the first makes its
 /// records. Errc: out_of_host_memory.
 [[nodiscard]] Result<void> pool_events() noexcept;
 
-/// One less user of the record cache (context_release of a pooled context).
+/// One less user of the record cache (context_release).
 void drain_events() noexcept;
 
 /// The event slot of one command under `sync`: for an async command (sync.out set) a record's cl_event,

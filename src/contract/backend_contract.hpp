@@ -30,7 +30,8 @@
 ///   (DeviceInfo::caps). Errc: unsupported, invalid_argument, out_of_host_memory.
 /// - context_adopt(native, mode, info): a context made elsewhere; retain takes a reference of its own,
 ///   borrow takes none. Errc: invalid_argument (null, device not in the context), unsupported.
-/// - context_release(ctx): drops a context from context_create or a retained context_adopt.
+/// - context_release(ctx, borrowed): drops a context from context_create or context_adopt: edgemem's own
+///   state for it (pooled event records) always, its native reference unless it was borrowed.
 /// - queue_create(ctx): an in-order queue. Errc: out_of_host_memory, out_of_device_memory.
 /// - queue_adopt(ctx, q, mode): an in-order queue made elsewhere on ctx's device. Errc:
 ///   invalid_argument (null, other context or device), unsupported (out of order).
@@ -135,7 +136,7 @@
     (const DeviceSelector& sel, DeviceInfo& info))                                                              \
   X(device, context_adopt, before, out_of_host_memory, Result<NativeContext>,                                  \
     (const NativeContext& native, AdoptMode mode, DeviceInfo& info))                                            \
-  X(device, context_release, never, released, void, (NativeContext & ctx))                                     \
+  X(device, context_release, never, released, void, (NativeContext & ctx, bool borrowed))                                   \
   X(device, queue_create, before, out_of_host_memory, Result<NativeQueue>, (const NativeContext& ctx))         \
   X(device, queue_adopt, before, out_of_host_memory, Result<NativeQueue>,                                      \
     (const NativeContext& ctx, NativeQueue q, AdoptMode mode))                                                  \

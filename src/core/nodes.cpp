@@ -225,7 +225,7 @@ Result<Backend::NativeMem> native_of(MemNode* n) noexcept {
 
 void unref(ContextNode* n) noexcept {
   if (n == nullptr || !drop(n)) return;
-  if (!n->borrowed) Backend::context_release(n->native);
+  Backend::context_release(n->native, n->borrowed);
   live_add(Live::context, -1);
   destroy_node(n);
 }

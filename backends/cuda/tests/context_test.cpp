@@ -83,6 +83,53 @@ TEST_CASE("cuda: Queue::adopt refuses stream 0 and the pseudo-streams") {
   CHECK(edgemem::live_objects().queues == 0);
 }
 
+TEST_CASE("cuda: a borrowed context alone keeps its event records for reuse: async commands allocate nothing") {
+  edgemem::NativeContext n;
+  {
+    auto made = edgemem::Context::create();
+    if (!made) return;  // no driver or no device: the first case checks that answer
+    n = made->native();
+  }
+  // The caller's own reference keeps the primary context while the only edgemem context is borrowed.
+  void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  REQUIRE(lib != nullptr);
+  using Retain = int (*)(decltype(n.context)*, int);
+  using Release = int (*)(int);
+  auto retain = reinterpret_cast<Retain>(dlsym(lib, "cuDevicePrimaryCtxRetain"));
+  auto release = reinterpret_cast<Release>(dlsym(lib, "cuDevicePrimaryCtxRelease_v2"));
+  REQUIRE((retain != nullptr && release != nullptr));
+  decltype(n.context) primary = nullptr;
+  REQUIRE(retain(&primary, n.device) == 0);
+  {
+    auto c = edgemem::Context::adopt(n, edgemem::AdoptMode::borrow);
+    REQUIRE(c.has_value());
+    auto q1 = edgemem::Queue::create(*c);
+    auto q2 = edgemem::Queue::create(*c);
+    auto b = edgemem::Buffer::create(*c, 64);
+    REQUIRE(q1.has_value());
+    REQUIRE(q2.has_value());
+    REQUIRE(b.has_value());
+    int failures = 0;
+    auto rounds = [&](int count) {
+      for (int i = 0; i < count; ++i) {
+        const std::uint32_t word = static_cast<std::uint32_t>(i) * 7u;
+        std::uint32_t back = ~word;
+        auto w = q1->write_async(*b, 0, &word, sizeof word);
+        auto r = q2->read_async(*b, 0, &back, sizeof back);
+        if (!w || !r || !r->wait() || back != word) ++failures;
+      }
+    };
+    rounds(50);
+    const auto before = edgemem::DefaultAllocator::stats().total_allocations;
+    rounds(500);
+    CHECK(failures == 0);
+    CHECK(edgemem::DefaultAllocator::stats().total_allocations - before == 0);
+  }
+  CHECK(release(n.device) == 0);
+  dlclose(lib);
+  CHECK(edgemem::live_objects().contexts == 0);
+}
+
 // Issue #30, items 6, 9 and 11: CUDA-only paths of the conformance cases (wrap_alias_test.cpp), with
 // the driver's own answers. Need the driver (a context).
 namespace {

@@ -320,6 +320,46 @@ TEST_CASE_FIXTURE(emt::Fixture, "interop: AdoptMode::borrow takes no reference a
   REQUIRE(clReleaseMemObject(raw) == CL_SUCCESS);
 }
 
+TEST_CASE("interop: a borrowed context alone keeps its event records for reuse: async commands allocate nothing") {
+  // The only edgemem context alive is the borrowed one (the context edgemem made first is gone; the raw
+  // cl_context lives on by the caller's own reference), so nothing else keeps the record cache pooled.
+  cl_context raw_ctx = nullptr;
+  cl_device_id raw_dev = nullptr;
+  {
+    auto made = Context::create();
+    REQUIRE_OK(made);
+    raw_ctx = made->native().context;
+    raw_dev = made->native().device;
+    REQUIRE(clRetainContext(raw_ctx) == CL_SUCCESS);
+  }
+  {
+    auto c = Context::adopt(edgemem::NativeContext{raw_ctx, raw_dev}, edgemem::AdoptMode::borrow);
+    REQUIRE_OK(c);
+    auto q1 = Queue::create(*c);
+    auto q2 = Queue::create(*c);
+    REQUIRE_OK(q1);
+    REQUIRE_OK(q2);
+    auto b = Buffer::create(*c, 64);
+    REQUIRE_OK(b);
+    int failures = 0;
+    auto rounds = [&](int n) {
+      for (int i = 0; i < n; ++i) {
+        const std::uint32_t word = static_cast<std::uint32_t>(i) * 7u;
+        std::uint32_t back = ~word;
+        auto w = q1->write_async(*b, 0, &word, sizeof word);
+        auto r = q2->read_async(*b, 0, &back, sizeof back);
+        if (!w || !r || !r->wait() || back != word) ++failures;
+      }
+    };
+    rounds(50);
+    const auto before = edgemem::DefaultAllocator::stats().total_allocations;
+    rounds(500);
+    CHECK(failures == 0);
+    CHECK(edgemem::DefaultAllocator::stats().total_allocations - before == 0);
+  }
+  REQUIRE(clReleaseContext(raw_ctx) == CL_SUCCESS);
+}
+
 TEST_CASE_FIXTURE(emt::Fixture, "interop: Buffer::adopt retains a raw cl_mem and releases it once") {
   const std::size_t bytes = 2048;
   auto contents = emt::random_bytes(bytes);
