@@ -1,0 +1,109 @@
+/// @file native.hpp  The native handle types of the Vulkan backend, for interop (installed as
+/// edgemem/native.hpp when edgemem is built with -Dmemory_backend=vulkan), declared without vulkan.h:
+/// dispatchable handles as their `_T*` types, non-dispatchable ones (VkBuffer, VkDeviceMemory,
+/// VkSemaphore) as std::uint64_t, which is what they are on 32-bit targets and what their pointers
+/// convert to on 64-bit ones. Every handle compares with == and !=, on every backend.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+struct VkInstance_T;
+struct VkPhysicalDevice_T;
+struct VkDevice_T;
+struct VkQueue_T;
+
+namespace edgemem {
+
+struct VulkanDeviceRecord;  // the backend's per-device state (queues, pools, limits)
+struct VulkanQueueRecord;   // the backend's per-Queue state (timeline semaphore, command buffers)
+struct VulkanSubmitLock;    // the lock every vkQueueSubmit on one VkQueue holds (see NativeQueue)
+
+/// Device features a NativeContext says its VkDevice was made with (bits of NativeContext::features).
+enum VulkanFeature : std::uint32_t {
+  vulkan_timeline_semaphore = 1u << 0,  ///< VkPhysicalDeviceVulkan12Features::timelineSemaphore (required)
+  vulkan_buffer_device_address = 1u << 1,  ///< bufferDeviceAddress
+};
+
+/// Native context handles: the instance, physical device and device edgemem uses, with the queue
+/// family (and how many of its queues) the device was made with. To adopt a VkDevice made elsewhere,
+/// fill every field but `record` (Vulkan cannot tell which queues and features a device has).
+struct NativeContext {
+  VkInstance_T* instance = nullptr;        ///< VkInstance
+  VkPhysicalDevice_T* physical = nullptr;  ///< VkPhysicalDevice
+  VkDevice_T* device = nullptr;            ///< VkDevice
+  std::uint32_t queue_family = 0;          ///< the compute queue family edgemem submits to
+  std::uint32_t queue_count = 0;           ///< queues of that family the device was made with
+  std::uint32_t features = 0;              ///< VulkanFeature bits the device was made with
+  VulkanDeviceRecord* record = nullptr;    ///< edgemem's state of the device (null when adopting)
+  /// Same device.
+  friend bool operator==(const NativeContext& a, const NativeContext& b) noexcept {
+    return a.device == b.device && a.physical == b.physical && a.instance == b.instance;
+  }
+  /// Another device.
+  friend bool operator!=(const NativeContext& a, const NativeContext& b) noexcept { return !(a == b); }
+};
+
+/// Native queue handles. Several edgemem Queues may share one VkQueue: each has its own timeline
+/// semaphore. Whoever submits to `queue` besides edgemem (your dispatches between begin_native and
+/// end_native) must hold `submit_lock` around vkQueueSubmit (a VkQueue is externally synchronized).
+struct NativeQueue {
+  VkQueue_T* queue = nullptr;              ///< VkQueue
+  VkDevice_T* device = nullptr;            ///< VkDevice of the queue
+  std::uint32_t family = 0;                ///< queue family index
+  std::uint32_t index = 0;                 ///< queue index within the family
+  VulkanSubmitLock* submit_lock = nullptr; ///< lock() / unlock() around your own vkQueueSubmit
+  std::uint64_t timeline = 0;              ///< VkSemaphore (timeline) this Queue's commands signal
+  VulkanQueueRecord* record = nullptr;     ///< edgemem's state of the Queue
+  /// Same Queue (two Queues over one VkQueue are different queues).
+  friend bool operator==(const NativeQueue& a, const NativeQueue& b) noexcept {
+    return a.record == b.record && a.queue == b.queue;
+  }
+  /// Another Queue.
+  friend bool operator!=(const NativeQueue& a, const NativeQueue& b) noexcept { return !(a == b); }
+};
+
+/// How a NativeMem's memory was obtained, and so what releasing it does.
+enum class VulkanMemKind : std::uint8_t {
+  none,      ///< no memory
+  device,    ///< a VkBuffer and its own VkDeviceMemory, not host-visible: maps are staged
+  mapped,    ///< a VkBuffer and its own host-visible VkDeviceMemory, mapped for its life: maps are zero-copy
+  shadowed,  ///< a device copy of caller memory (wrap), synchronised at map and unmap
+  view,      ///< a range of another object (no Vulkan object of its own: Vulkan has no sub-buffers)
+  borrowed,  ///< a VkBuffer edgemem does not own (adopted): nothing is released
+};
+
+/// Native memory handle: a range of a VkBuffer. For a descriptor, bind `buffer` at `offset`, `size` bytes.
+struct NativeMem {
+  std::uint64_t buffer = 0;          ///< VkBuffer
+  std::uint64_t offset = 0;          ///< first byte within `buffer`
+  std::uint64_t size = 0;            ///< bytes
+  std::uint64_t memory = 0;          ///< VkDeviceMemory bound to `buffer` (0: unknown, adopted)
+  void* host = nullptr;              ///< host address of the first byte when the memory stays mapped, else null
+  std::uint64_t device_address = 0;  ///< vkGetBufferDeviceAddress of the first byte (0: not asked for)
+  VulkanMemKind kind = VulkanMemKind::none;  ///< what releasing it does
+  /// The same range of the same object.
+  friend bool operator==(const NativeMem& a, const NativeMem& b) noexcept {
+    return a.buffer == b.buffer && a.offset == b.offset && a.size == b.size && a.memory == b.memory && a.kind == b.kind;
+  }
+  /// Another object or range.
+  friend bool operator!=(const NativeMem& a, const NativeMem& b) noexcept { return !(a == b); }
+};
+
+/// An edgemem event: a value of a Queue's timeline semaphore, with the reference count edgemem's events
+/// need. Wait for it in your own submits with `semaphore` >= `value`.
+struct VulkanEvent {
+  VulkanQueueRecord* queue = nullptr;  ///< the Queue it belongs to (null: complete)
+  std::uint64_t semaphore = 0;         ///< VkSemaphore (timeline)
+  std::uint64_t value = 0;             ///< the value the command signals
+  std::atomic<std::uint32_t> refs{1};  ///< references; the last release gives it back to the backend
+  bool pooled = false;                 ///< kept for reuse when released (the record cache's)
+};
+
+/// Native event handle: a VulkanEvent (null: none).
+using NativeEvent = VulkanEvent*;
+
+/// Native sampler handle (images come with issue #33: always 0).
+using NativeSampler = std::uint32_t;
+
+}  // namespace edgemem

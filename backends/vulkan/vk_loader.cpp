@@ -1,0 +1,121 @@
+// Vulkan backend: the loader (libvulkan.so.1) opened at run time, the process instance, the device
+// entry points, and VkResult -> Errc.
+#include <dlfcn.h>
+
+#include "vk.hpp"
+
+namespace edgemem::backend::vk {
+
+namespace {
+
+#define EDGEMEM_VK_STR2_(x) #x
+#define EDGEMEM_VK_STR_(x) EDGEMEM_VK_STR2_(x)
+
+struct Loaded {
+  Loader loader{};
+  Error error{Errc::unsupported, 0, ""};
+  bool ok = false;
+};
+
+Loaded load_once() noexcept {
+  Loaded l;
+  // Never closed: the instance and every device live as long as the process uses them.
+  void* lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (lib == nullptr) {
+    l.error = Error{Errc::unsupported, 0,
+                    "Vulkan backend: the Vulkan loader libvulkan.so.1 could not be loaded (no Vulkan installed, or "
+                    "not on the loader's path)"};
+    return l;
+  }
+  l.loader.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
+  if (l.loader.vkGetInstanceProcAddr == nullptr) {
+    l.error = Error{Errc::unsupported, 0, "Vulkan backend: libvulkan.so.1 lacks vkGetInstanceProcAddr"};
+    return l;
+  }
+#define EDGEMEM_VK_LOOKUP_(fn, instance)                                                                      \
+  l.loader.fn = reinterpret_cast<PFN_##fn>(l.loader.vkGetInstanceProcAddr(instance, EDGEMEM_VK_STR_(fn)));  \
+  if (l.loader.fn == nullptr) {                                                                             \
+    l.error = Error{Errc::unsupported, 0, "Vulkan backend: the loader lacks " EDGEMEM_VK_STR_(fn) " (Vulkan < 1.2)"}; \
+    return l;                                                                                               \
+  }
+#define EDGEMEM_VK_GLOBAL_(fn) EDGEMEM_VK_LOOKUP_(fn, VK_NULL_HANDLE)
+  EDGEMEM_VK_GLOBAL_ENTRY_POINTS(EDGEMEM_VK_GLOBAL_)
+  std::uint32_t version = 0;
+  if (l.loader.vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_2) {
+    l.error = Error{Errc::unsupported, static_cast<std::int32_t>(version),
+                    "Vulkan backend: the loader offers Vulkan < 1.2 (Error::native holds its version)"};
+    return l;
+  }
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pEngineName = "edgemem";
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkInstanceCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  info.pApplicationInfo = &app;
+  const VkResult made = l.loader.vkCreateInstance(&info, nullptr, &l.loader.instance);
+  if (made != VK_SUCCESS) {
+    l.error = Error{Errc::unsupported, static_cast<std::int32_t>(made),
+                    "Vulkan backend: vkCreateInstance failed (no driver: Error::native holds the VkResult)"};
+    return l;
+  }
+  const VkInstance instance = l.loader.instance;
+#define EDGEMEM_VK_INSTANCE_(fn) EDGEMEM_VK_LOOKUP_(fn, instance)
+  EDGEMEM_VK_INSTANCE_ENTRY_POINTS(EDGEMEM_VK_INSTANCE_)
+#undef EDGEMEM_VK_INSTANCE_
+#undef EDGEMEM_VK_GLOBAL_
+#undef EDGEMEM_VK_LOOKUP_
+  l.ok = true;
+  return l;
+}
+
+const Loaded& loaded() noexcept {
+  static const Loaded l = load_once();
+  return l;
+}
+
+struct Mapping {
+  VkResult status;
+  Errc code;
+};
+
+constexpr Mapping kMap[] = {
+    {VK_ERROR_OUT_OF_HOST_MEMORY, Errc::out_of_host_memory},
+    {VK_ERROR_OUT_OF_DEVICE_MEMORY, Errc::out_of_device_memory},
+    {VK_ERROR_TOO_MANY_OBJECTS, Errc::out_of_device_memory},
+    {VK_ERROR_FEATURE_NOT_PRESENT, Errc::unsupported},
+    {VK_ERROR_EXTENSION_NOT_PRESENT, Errc::unsupported},
+    {VK_ERROR_INCOMPATIBLE_DRIVER, Errc::unsupported},
+    {VK_ERROR_INITIALIZATION_FAILED, Errc::unsupported},
+    {VK_ERROR_MEMORY_MAP_FAILED, Errc::backend_failure},
+    {VK_ERROR_DEVICE_LOST, Errc::backend_failure},
+};
+
+}  // namespace
+
+Result<const Loader*> load() noexcept {
+  const Loaded& l = loaded();
+  if (!l.ok) return fail(l.error);
+  return &l.loader;
+}
+
+const Loader& loader() noexcept { return loaded().loader; }
+
+Result<void> load_device(VkDevice device, DeviceFns& out) noexcept {
+  const Loader& l = loader();
+#define EDGEMEM_VK_DEVICE_(fn)                                                                         \
+  out.fn = reinterpret_cast<PFN_##fn>(l.vkGetDeviceProcAddr(device, EDGEMEM_VK_STR_(fn)));           \
+  if (out.fn == nullptr) return fail(Errc::unsupported, "Vulkan backend: the device lacks " EDGEMEM_VK_STR_(fn));
+  EDGEMEM_VK_DEVICE_ENTRY_POINTS(EDGEMEM_VK_DEVICE_)
+#undef EDGEMEM_VK_DEVICE_
+  return {};
+}
+
+Error to_error(VkResult status) noexcept {
+  Errc code = Errc::backend_failure;
+  for (const Mapping& m : kMap)
+    if (m.status == status) code = m.code;
+  return Error{code, static_cast<std::int32_t>(status), "Vulkan call failed; Error::native holds the VkResult"};
+}
+
+}  // namespace edgemem::backend::vk
