@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <edgemem/result.hpp>
+
 struct VkInstance_T;
 struct VkPhysicalDevice_T;
 struct VkDevice_T;
@@ -63,28 +65,34 @@ struct NativeQueue {
   friend bool operator!=(const NativeQueue& a, const NativeQueue& b) noexcept { return !(a == b); }
 };
 
-/// How a NativeMem's memory was obtained, and so what releasing it does.
+/// How a root's memory was obtained, and so what releasing it does.
 enum class VulkanMemKind : std::uint8_t {
   none,      ///< no memory
   device,    ///< a VkBuffer and its own VkDeviceMemory, not host-visible: maps are staged
   mapped,    ///< a VkBuffer and its own host-visible VkDeviceMemory, mapped for its life: maps are zero-copy
   shadowed,  ///< a device copy of caller memory (wrap), synchronised at map and unmap
-  view,      ///< a range of another object (no Vulkan object of its own: Vulkan has no sub-buffers)
   borrowed,  ///< a VkBuffer edgemem does not own (adopted): nothing is released
+};
+
+/// What one root allocation holds, shared by the NativeMem of the root and of its views (Vulkan has no
+/// sub-buffer objects: a view is a range of its root's VkBuffer). Released with its last NativeMem.
+struct VulkanRoot {
+  std::uint64_t memory = 0;          ///< VkDeviceMemory bound to the root's VkBuffer (0: unknown, adopted)
+  std::uint64_t device_address = 0;  ///< vkGetBufferDeviceAddress of the root's first byte (0: none)
+  VulkanMemKind kind = VulkanMemKind::none;  ///< what releasing it does
+  std::atomic<std::uint32_t> refs{1};        ///< the root's NativeMem and each view's
 };
 
 /// Native memory handle: a range of a VkBuffer. For a descriptor, bind `buffer` at `offset`, `size` bytes.
 struct NativeMem {
-  std::uint64_t buffer = 0;          ///< VkBuffer
-  std::uint64_t offset = 0;          ///< first byte within `buffer`
-  std::uint64_t size = 0;            ///< bytes
-  std::uint64_t memory = 0;          ///< VkDeviceMemory bound to `buffer` (0: unknown, adopted)
-  void* host = nullptr;              ///< host address of the first byte when the memory stays mapped, else null
-  std::uint64_t device_address = 0;  ///< vkGetBufferDeviceAddress of the first byte (0: not asked for)
-  VulkanMemKind kind = VulkanMemKind::none;  ///< what releasing it does
+  std::uint64_t buffer = 0;   ///< VkBuffer
+  std::uint64_t offset = 0;   ///< first byte within `buffer`
+  std::uint64_t size = 0;     ///< bytes
+  void* host = nullptr;       ///< host address of the first byte when the memory stays mapped, else null
+  VulkanRoot* root = nullptr; ///< the allocation it is a range of (its memory and device address)
   /// The same range of the same object.
   friend bool operator==(const NativeMem& a, const NativeMem& b) noexcept {
-    return a.buffer == b.buffer && a.offset == b.offset && a.size == b.size && a.memory == b.memory && a.kind == b.kind;
+    return a.buffer == b.buffer && a.offset == b.offset && a.size == b.size && a.root == b.root;
   }
   /// Another object or range.
   friend bool operator!=(const NativeMem& a, const NativeMem& b) noexcept { return !(a == b); }
@@ -102,6 +110,14 @@ struct VulkanEvent {
 
 /// Native event handle: a VulkanEvent (null: none).
 using NativeEvent = VulkanEvent*;
+
+/// Makes the next command of Queue `q` (and so every later one: queues are in order) wait until the
+/// timeline semaphore `semaphore` (a VkSemaphore of q's device) reaches `value`: a fence of another API
+/// or a signal from the host (vkSignalSemaphore). edgemem holds the command back, without submitting it,
+/// until the host sees that value, so other Queues sharing q's VkQueue are not held behind it. At most 8
+/// waits are pending at once. Errc: released (q is not an edgemem Queue's), invalid_argument (semaphore
+/// 0), out_of_host_memory (8 pending).
+[[nodiscard]] Result<void> vulkan_queue_wait(const NativeQueue& q, std::uint64_t semaphore, std::uint64_t value) noexcept;
 
 /// Native sampler handle (images come with issue #33: always 0).
 using NativeSampler = std::uint32_t;

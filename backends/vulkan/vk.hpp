@@ -5,8 +5,12 @@
 #define VK_NO_PROTOTYPES 1
 #include <vulkan/vulkan.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
+#include <thread>
 
 #include "backend.hpp"
 
@@ -21,7 +25,9 @@
   X(vkGetDeviceProcAddr)
 
 /// Entry points of one device (looked up with vkGetDeviceProcAddr: no loader trampoline per call).
-#define EDGEMEM_VK_DEVICE_ENTRY_POINTS(X) X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkDeviceWaitIdle)
+#define EDGEMEM_VK_DEVICE_ENTRY_POINTS(X)                                                                     \
+  X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkDeviceWaitIdle) X(vkQueueSubmit) X(vkCreateSemaphore)          \
+  X(vkDestroySemaphore) X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkSignalSemaphore)
 
 namespace edgemem::backend::vk {
 
@@ -50,6 +56,22 @@ const Loader& loader() noexcept;
 /// `device`'s entry points, looked up into `out`. Errc: unsupported (one is missing).
 [[nodiscard]] Result<void> load_device(VkDevice device, DeviceFns& out) noexcept;
 
+/// Sets up `record` for `device` (made or adopted with `queue_count` queues of `family`): entry points,
+/// slots. Errc: unsupported (an entry point is missing).
+[[nodiscard]] Result<void> init_device(VulkanDeviceRecord& record, VkDevice device, std::uint32_t family,
+                                       std::uint32_t queue_count) noexcept;
+
+/// Stops `record`'s flusher, waits for every submitted batch of its Queues, and frees their records
+/// (context_release; no Queue or event of the device is left then).
+void drain_device(VulkanDeviceRecord& record) noexcept;
+
+/// One more user of the event-record cache (a context made or retained): the first makes its records.
+/// Errc: out_of_host_memory.
+[[nodiscard]] Result<void> pool_events() noexcept;
+
+/// One less user of the event-record cache.
+void drain_events() noexcept;
+
 /// A VkResult as an Error (the VkResult in Error::native).
 Error to_error(VkResult status) noexcept;
 
@@ -66,13 +88,82 @@ inline Failure fail_vk(VkResult status) noexcept { return Failure(to_error(statu
 
 namespace edgemem {
 
-/// The backend's state of one device (NativeContext::record): its entry points and facts gathered at
-/// context creation.
+/// The lock every vkQueueSubmit on one VkQueue holds (NativeQueue::submit_lock): BasicLockable.
+struct VulkanSubmitLock {
+  std::mutex mutex;
+  void lock() { mutex.lock(); }      ///< takes it
+  void unlock() { mutex.unlock(); }  ///< gives it back
+};
+
+namespace backend::vk {
+
+constexpr std::uint32_t kMaxSlots = 8;        ///< VkQueues a device is made with, at most
+constexpr std::uint32_t kMaxBatchWaits = 72;  ///< waits of one batch: a command's (64) and a Queue's extra ones
+
+/// One VkQueue of the device and the lock its submits hold.
+struct Slot {
+  VkQueue queue = VK_NULL_HANDLE;
+  VulkanSubmitLock lock;
+  std::uint32_t users = 0;  ///< live Queues bound to it (under the device's lock)
+};
+
+/// A wait of a batch: a timeline value of one of edgemem's Queues (`from`), or of a semaphore of the
+/// caller's (`from` null: ready once the host sees the value).
+struct Wait {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  std::uint64_t value = 0;
+  VulkanQueueRecord* from = nullptr;
+};
+
+/// A submission not yet handed to its VkQueue: it waits for a value whose signal is not submitted yet.
+/// (Vulkan allows that, but a single-queue device such as lavapipe then holds every later submit of
+/// every Queue behind it: edgemem submits a batch only once its waits' signals are submitted.)
+struct Batch {
+  std::uint64_t value = 0;  ///< the value it signals
+  std::uint32_t wait_count = 0;
+  Wait waits[kMaxBatchWaits];
+};
+
+}  // namespace backend::vk
+
+/// The backend's state of one device (NativeContext::record): its entry points, facts gathered at
+/// context creation, its queues, and the Queues made on them.
 struct VulkanDeviceRecord {
   backend::vk::DeviceFns fns{};                 ///< the device's entry points
+  VkDevice device = VK_NULL_HANDLE;             ///< the VkDevice
   bool owned = false;                           ///< edgemem made the VkDevice (and destroys it)
   VkPhysicalDeviceMemoryProperties memory{};    ///< memory types and heaps
   VkPhysicalDeviceLimits limits{};              ///< the device's limits
+  std::uint32_t family = 0;                     ///< the queue family of the slots
+  std::uint32_t slot_count = 0;                 ///< slots in use
+  backend::vk::Slot slots[backend::vk::kMaxSlots];
+  std::mutex lock;                              ///< guards `queues`, the slots' users, the flusher's state
+  VulkanQueueRecord* queues = nullptr;          ///< every Queue record of the device (live or free), linked
+  std::atomic<std::uint32_t> held{0};           ///< batches held by its Queues
+  std::condition_variable progress;             ///< notified when held batches are submitted
+  std::condition_variable flusher_wake;         ///< wakes the flusher (a batch is held, or stop)
+  std::thread flusher;                          ///< submits held batches the host's signals unblock
+  bool flusher_running = false;                 ///< under `lock`
+  bool flusher_stop = false;                    ///< under `lock`
+};
+
+/// The backend's state of one Queue (NativeQueue::record): its timeline semaphore and the batches it
+/// could not submit yet. Kept in its device's list for reuse once released and complete.
+struct VulkanQueueRecord {
+  VulkanDeviceRecord* device = nullptr;
+  backend::vk::Slot* slot = nullptr;
+  VkSemaphore timeline = VK_NULL_HANDLE;
+  VulkanQueueRecord* next = nullptr;            ///< the device's list
+  std::mutex lock;                              ///< guards assigned, the batches and the extra waits
+  std::uint64_t assigned = 0;                   ///< the last value given to a batch
+  std::atomic<std::uint64_t> submitted{0};      ///< the last value handed to vkQueueSubmit
+  std::atomic<std::uint64_t> completed{0};      ///< the last value seen complete (a cache)
+  backend::vk::Batch* batches = nullptr;        ///< held batches, oldest first (grown from DefaultAllocator)
+  std::uint32_t batch_count = 0, batch_room = 0;
+  backend::vk::Wait extra[8];                   ///< the caller's semaphores the next batch waits for
+  std::uint32_t extra_count = 0;
+  std::atomic<std::uint64_t> failed_from{0};    ///< the first value whose batch the driver refused (0: none)
+  std::atomic<std::uint32_t> refs{0};           ///< the Queue handle's and every event's; 0: free for reuse
 };
 
 }  // namespace edgemem

@@ -148,49 +148,57 @@ void describe(VkPhysicalDevice physical, VulkanDeviceRecord& record, DeviceInfo&
   info.caps.host_access_flags = true;
 }
 
-/// A new device record for `device`, its entry points looked up. Errc: out_of_host_memory, unsupported.
-Result<VulkanDeviceRecord*> make_record(VkDevice device) noexcept {
+/// A new device record for `device` (queue_count queues of `family`), its entry points looked up and
+/// the event records pooled. Errc: out_of_host_memory, unsupported.
+Result<VulkanDeviceRecord*> make_record(VkDevice device, std::uint32_t family, std::uint32_t queue_count) noexcept {
   void* mem = DefaultAllocator::allocate(sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
   if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan device record");
   auto* record = new (mem) VulkanDeviceRecord;
-  auto loaded = vk::load_device(device, record->fns);
-  if (!loaded) {
+  auto ready = vk::init_device(*record, device, family, queue_count);
+  if (ready) ready = vk::pool_events();
+  if (!ready) {
     record->~VulkanDeviceRecord();
     DefaultAllocator::deallocate(mem, sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
-    return fail(loaded.error());
+    return fail(ready.error());
   }
   return record;
 }
 
 void free_record(VulkanDeviceRecord* record) noexcept {
+  vk::drain_device(*record);
+  vk::drain_events();
   record->~VulkanDeviceRecord();
   DefaultAllocator::deallocate(record, sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
 }
 
 /// Borrowed contexts are never released (the common layer calls context_release only for a context it
-/// holds a reference to), so their records live in a fixed table, one per VkDevice, refreshed by every
-/// borrow of it: nothing allocated, nothing leaked.
+/// holds a reference to), so their records live in a fixed table, one per VkDevice, found again by
+/// every borrow of it: nothing allocated, nothing leaked.
 struct BorrowedRecords {
   std::mutex lock;
-  VkDevice devices[kMaxPhysical] = {};
   VulkanDeviceRecord records[kMaxPhysical];
   std::uint32_t used = 0;
 };
 
-/// The record of borrowed `device`, its entry points looked up again. Errc: unsupported (a lookup
-/// failed, or kMaxPhysical devices are borrowed already).
-Result<VulkanDeviceRecord*> borrowed_record(VkDevice device) noexcept {
+/// The record of borrowed `device`. Errc: unsupported (a lookup failed, or kMaxPhysical devices are
+/// borrowed already).
+Result<VulkanDeviceRecord*> borrowed_record(const Vulkan::NativeContext& native, DeviceInfo& info) noexcept {
   static BorrowedRecords table;
   std::lock_guard<std::mutex> guard(table.lock);
-  std::uint32_t i = 0;
-  while (i < table.used && table.devices[i] != device) ++i;
-  if (i == kMaxPhysical) return fail(Errc::unsupported, "Vulkan backend: too many borrowed VkDevices");
-  VulkanDeviceRecord fresh{};
-  EDGEMEM_TRY(vk::load_device(device, fresh.fns));
-  table.devices[i] = device;
-  table.records[i] = fresh;
-  if (i == table.used) ++table.used;
-  return &table.records[i];
+  for (std::uint32_t i = 0; i < table.used; ++i) {
+    if (table.records[i].device != native.device) continue;
+    DeviceInfo again{};
+    VulkanDeviceRecord facts;  // describe() writes facts of the record: the table's are set already
+    describe(native.physical, facts, again);
+    info = again;
+    return &table.records[i];
+  }
+  if (table.used == kMaxPhysical) return fail(Errc::unsupported, "Vulkan backend: too many borrowed VkDevices");
+  VulkanDeviceRecord& r = table.records[table.used];
+  EDGEMEM_TRY(vk::init_device(r, native.device, native.queue_family, native.queue_count));
+  describe(native.physical, r, info);
+  ++table.used;
+  return &r;
 }
 
 }  // namespace
@@ -238,7 +246,7 @@ Result<Vulkan::NativeContext> Vulkan::context_create(const DeviceSelector& sel, 
   const vk::Loader& l = vk::loader();
   VkDevice device = VK_NULL_HANDLE;
   EDGEMEM_TRY(vk::check(l.vkCreateDevice(c.physical, &device_info, nullptr, &device)));
-  auto record = make_record(device);
+  auto record = make_record(device, c.family, queues);
   if (!record) {
     auto destroy = reinterpret_cast<PFN_vkDestroyDevice>(l.vkGetDeviceProcAddr(device, "vkDestroyDevice"));
     if (destroy != nullptr) destroy(device, nullptr);
@@ -266,9 +274,13 @@ Result<Vulkan::NativeContext> Vulkan::context_adopt(const NativeContext& native,
   Candidate c;
   if (!qualify(native.physical, c)) return fail(Errc::unsupported, "the adopted VkPhysicalDevice has no Vulkan 1.2 or no compute queue");
   // A VkDevice has no reference count: retain and borrow both leave it to its maker (owned stays false).
-  EDGEMEM_TRY_ASSIGN(VulkanDeviceRecord * record,
-                     mode == AdoptMode::retain ? make_record(native.device) : borrowed_record(native.device));
-  describe(native.physical, *record, info);
+  VulkanDeviceRecord* record = nullptr;
+  if (mode == AdoptMode::retain) {
+    EDGEMEM_TRY_ASSIGN(record, make_record(native.device, native.queue_family, native.queue_count));
+    describe(native.physical, *record, info);
+  } else {
+    EDGEMEM_TRY_ASSIGN(record, borrowed_record(native, info));
+  }
   NativeContext adopted = native;
   adopted.record = record;
   return adopted;
@@ -276,11 +288,10 @@ Result<Vulkan::NativeContext> Vulkan::context_adopt(const NativeContext& native,
 
 void Vulkan::context_release(NativeContext& ctx) noexcept {
   if (ctx.record != nullptr) {
-    if (ctx.record->owned) {
-      (void)ctx.record->fns.vkDeviceWaitIdle(ctx.device);
-      ctx.record->fns.vkDestroyDevice(ctx.device, nullptr);
-    }
-    free_record(ctx.record);
+    const bool owned = ctx.record->owned;
+    const vk::DeviceFns fns = ctx.record->fns;
+    free_record(ctx.record);  // waits for its Queues' submitted work
+    if (owned) fns.vkDestroyDevice(ctx.device, nullptr);
   }
   ctx = NativeContext{};
 }

@@ -1,4 +1,4 @@
-// Vulkan backend: the operations still to come (issue #32, steps 2-8 of docs/backends/vulkan.md).
+// Vulkan backend: the operations still to come (issue #32, steps 3-8 of docs/backends/vulkan.md).
 // Each answers unsupported with the step that brings it; this file shrinks as they land and goes.
 #include "vk.hpp"
 
@@ -6,27 +6,11 @@ namespace edgemem::backend {
 
 namespace {
 
-Failure queues_to_come() noexcept {
-  return fail(Errc::unsupported, "Vulkan backend: queues and events are not implemented yet (issue #32, step 2)");
-}
-
 Failure memory_to_come() noexcept {
   return fail(Errc::unsupported, "Vulkan backend: memory objects are not implemented yet (issue #32, steps 3-6)");
 }
 
 }  // namespace
-
-Result<Vulkan::NativeQueue> Vulkan::queue_create(const NativeContext&) noexcept { return queues_to_come(); }
-Result<Vulkan::NativeQueue> Vulkan::queue_adopt(const NativeContext&, NativeQueue, AdoptMode) noexcept {
-  return queues_to_come();
-}
-void Vulkan::queue_release(NativeQueue) noexcept {}
-Result<void> Vulkan::queue_finish(NativeQueue) noexcept { return queues_to_come(); }
-Result<void> Vulkan::marker(NativeQueue, const CommandEvents&) noexcept { return queues_to_come(); }
-Result<void> Vulkan::event_wait(NativeEvent) noexcept { return queues_to_come(); }
-Result<bool> Vulkan::event_complete(NativeEvent) noexcept { return queues_to_come(); }
-void Vulkan::event_retain(NativeEvent) noexcept {}
-void Vulkan::event_release(NativeEvent) noexcept {}
 
 Result<Vulkan::NativeMem> Vulkan::mem_create(const NativeContext&, const MemDesc&) noexcept { return memory_to_come(); }
 Result<Vulkan::NativeMem> Vulkan::mem_sub(const NativeMem&, std::size_t, std::size_t, MemFlags) noexcept {

@@ -1,5 +1,16 @@
-// Gate and native queues on the Vulkan backend (gate.hpp), until its queues land (issue #32, step 7:
-// a submit that waits on a host-signalled timeline semaphore): unsupported.
+// Gate and native queues on the Vulkan backend (gate.hpp): the Queue's next command waits for a
+// timeline semaphore of the test's that the host signals when the gate opens (vulkan_queue_wait, the
+// interop call for the caller's fences), so every later command of that Queue waits too; edgemem
+// holds those batches without submitting them, so other Queues on the same VkQueue run on. A marker
+// right after carries the wait, so the gate knows when its semaphore may go. Native queues: the
+// context's own VkQueues (Vulkan makes none later), adopted as they are. The loader is opened at run
+// time, as the backend opens it.
+#include <dlfcn.h>
+
+#include <vulkan/vulkan.h>
+
+#include <atomic>
+
 #include "support/gate.hpp"
 
 namespace emt {
@@ -7,22 +18,95 @@ namespace emt {
 using edgemem::Errc;
 using edgemem::fail;
 
-struct Gate::State {};
+namespace {
+
+struct Entry {
+  PFN_vkGetDeviceProcAddr device_proc = nullptr;
+};
+
+const Entry& loader() {
+  static const Entry e = [] {
+    Entry d;
+    void* lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (lib != nullptr) d.device_proc = reinterpret_cast<PFN_vkGetDeviceProcAddr>(dlsym(lib, "vkGetDeviceProcAddr"));
+    return d;
+  }();
+  return e;
+}
+
+template <class Fn>
+Fn device_fn(VkDevice device, const char* name) {
+  return loader().device_proc != nullptr ? reinterpret_cast<Fn>(loader().device_proc(device, name)) : nullptr;
+}
+
+}  // namespace
+
+struct Gate::State {
+  VkDevice device = VK_NULL_HANDLE;
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  edgemem::Event carried;  // the marker whose batch waits for the semaphore
+  std::atomic<bool> opened{false};
+};
 
 edgemem::Result<Gate> Gate::hold(edgemem::Queue& q) noexcept {
   if (!q.valid()) return fail(Errc::released, "gate: the queue is released");
-  return fail(Errc::unsupported, "gate: the Vulkan backend's gates are not implemented yet (issue #32, step 7)");
+  const edgemem::NativeQueue n = q.native();
+  auto create = device_fn<PFN_vkCreateSemaphore>(n.device, "vkCreateSemaphore");
+  auto destroy = device_fn<PFN_vkDestroySemaphore>(n.device, "vkDestroySemaphore");
+  if (create == nullptr || destroy == nullptr) return fail(Errc::unsupported, "gate: no Vulkan loader");
+  VkSemaphoreTypeCreateInfo type{};
+  type.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO;
+  type.semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE;
+  VkSemaphoreCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO;
+  info.pNext = &type;
+  auto* s = new State;
+  s->device = n.device;
+  if (create(n.device, &info, nullptr, &s->semaphore) != VK_SUCCESS) {
+    delete s;
+    return fail(Errc::backend_failure, "gate: vkCreateSemaphore failed");
+  }
+  auto waited = edgemem::vulkan_queue_wait(n, reinterpret_cast<std::uint64_t>(s->semaphore), 1);
+  auto carried = waited ? q.marker() : edgemem::Result<edgemem::Event>(fail(waited.error()));
+  if (!carried) {
+    destroy(n.device, s->semaphore, nullptr);
+    delete s;
+    return fail(carried.error());
+  }
+  s->carried = std::move(*carried);
+  return Gate(s);
 }
 
-void Gate::open() noexcept {}
+void Gate::open() noexcept {
+  if (state_ == nullptr) return;
+  auto signal = device_fn<PFN_vkSignalSemaphore>(state_->device, "vkSignalSemaphore");
+  if (state_->opened.exchange(true)) return;  // one signal of value 1, whichever thread opens first
+  VkSemaphoreSignalInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+  info.semaphore = state_->semaphore;
+  info.value = 1;
+  (void)signal(state_->device, &info);
+}
 
 void Gate::reset() noexcept {
+  if (state_ == nullptr) return;
+  open();
+  (void)state_->carried.wait();  // the batch that waited for the semaphore has run: it may go
+  device_fn<PFN_vkDestroySemaphore>(state_->device, "vkDestroySemaphore")(state_->device, state_->semaphore, nullptr);
   delete state_;
   state_ = nullptr;
 }
 
-edgemem::Result<edgemem::NativeQueue> make_native_queue(const edgemem::Context&) noexcept {
-  return fail(Errc::unsupported, "make_native_queue: the Vulkan backend's queues are not implemented yet");
+edgemem::Result<edgemem::NativeQueue> make_native_queue(const edgemem::Context& ctx) noexcept {
+  if (!ctx.valid()) return fail(Errc::released, "make_native_queue: the context is released");
+  auto q = edgemem::Queue::create(ctx);  // its VkQueue is one of the context's: adopt gives it a Queue of its own
+  if (!q) return fail(q.error());
+  edgemem::NativeQueue n{};
+  n.queue = q->native().queue;
+  n.device = q->native().device;
+  n.family = q->native().family;
+  n.index = q->native().index;
+  return n;
 }
 
 void destroy_native_queue(edgemem::NativeQueue) noexcept {}

@@ -1,0 +1,233 @@
+// Vulkan backend: submissions of Queues (a timeline semaphore each, over the device's VkQueues),
+// and the flusher that submits the batches held for values whose signals are not submitted yet.
+//
+// Why batches are held: a batch may wait for a value whose signal is not submitted (another Queue's
+// command held behind a gate, or the caller's semaphore). Vulkan allows that, but a device executes a
+// VkQueue's submissions in order: on a single-queue device (lavapipe, many embedded GPUs) every later
+// submit of every Queue would wait behind it. So a batch goes to vkQueueSubmit only when each of its
+// waits is an edgemem value already submitted or a value the host has seen; until then it waits in
+// its Queue's list (the Queue is in order: the batches after it wait too). Whoever submits a batch
+// then submits the held ones it unblocks (flush_device); a thread submits those waiting for the
+// caller's semaphores once the host sees them.
+#include <chrono>
+#include <cstring>
+#include <new>
+
+#include <edgemem/allocator.hpp>
+
+#include "vk_submit.hpp"
+
+namespace edgemem::backend::vk {
+
+namespace {
+
+/// Whether `w` may be submitted now: an edgemem value whose signal is submitted, or a value the host sees.
+bool ready(const VulkanDeviceRecord& d, const Wait& w) noexcept {
+  if (w.from != nullptr) return w.from->submitted.load(std::memory_order_acquire) >= w.value;
+  std::uint64_t now = 0;
+  return d.fns.vkGetSemaphoreCounterValue(d.device, w.semaphore, &now) == VK_SUCCESS && now >= w.value;
+}
+
+/// Hands one batch to q's VkQueue: waits `waits`, signals q's timeline at `value`. Under q's lock.
+VkResult submit_now(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value) noexcept {
+  VkSemaphore sems[kMaxBatchWaits];
+  std::uint64_t values[kMaxBatchWaits];
+  VkPipelineStageFlags stages[kMaxBatchWaits];
+  for (std::uint32_t i = 0; i < count; ++i) {
+    sems[i] = waits[i].semaphore;
+    values[i] = waits[i].value;
+    stages[i] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+  }
+  VkTimelineSemaphoreSubmitInfo timeline{};
+  timeline.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO;
+  timeline.waitSemaphoreValueCount = count;
+  timeline.pWaitSemaphoreValues = values;
+  timeline.signalSemaphoreValueCount = 1;
+  timeline.pSignalSemaphoreValues = &value;
+  VkSubmitInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  info.pNext = &timeline;
+  info.waitSemaphoreCount = count;
+  info.pWaitSemaphores = sems;
+  info.pWaitDstStageMask = stages;
+  info.signalSemaphoreCount = 1;
+  info.pSignalSemaphores = &q.timeline;
+  std::lock_guard<VulkanSubmitLock> guard(q.slot->lock);
+  return q.device->fns.vkQueueSubmit(q.slot->queue, 1, &info, VK_NULL_HANDLE);
+}
+
+/// Marks `value` submitted (or, when the driver refused the batch, signalled from the host so nobody
+/// waits for it forever, and remembered as failed). Under q's lock.
+void settle(VulkanQueueRecord& q, std::uint64_t value, VkResult status) noexcept {
+  if (status != VK_SUCCESS) {
+    std::uint64_t none = 0;
+    (void)q.failed_from.compare_exchange_strong(none, value, std::memory_order_acq_rel);
+    VkSemaphoreSignalInfo signal{};
+    signal.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO;
+    signal.semaphore = q.timeline;
+    signal.value = value;
+    (void)q.device->fns.vkSignalSemaphore(q.device->device, &signal);
+  }
+  q.submitted.store(value, std::memory_order_release);
+}
+
+/// Submits q's held batches from the oldest while their waits are ready. Under q's lock. True when
+/// one was submitted.
+bool flush_queue(VulkanQueueRecord& q) noexcept {
+  bool progress = false;
+  std::uint32_t done = 0;
+  for (; done < q.batch_count; ++done) {
+    const Batch& b = q.batches[done];
+    bool all = true;
+    for (std::uint32_t i = 0; i < b.wait_count && all; ++i) all = ready(*q.device, b.waits[i]);
+    if (!all) break;
+    settle(q, b.value, submit_now(q, b.waits, b.wait_count, b.value));
+    progress = true;
+  }
+  if (done != 0) {
+    for (std::uint32_t i = done; i < q.batch_count; ++i) q.batches[i - done] = q.batches[i];
+    q.batch_count -= done;
+    q.device->held.fetch_sub(done, std::memory_order_acq_rel);
+  }
+  return progress;
+}
+
+/// Appends a held batch to q's list. Under q's lock. Errc: out_of_host_memory (nothing changed).
+Result<void> hold(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value) noexcept {
+  if (q.batch_count == q.batch_room) {
+    const std::uint32_t room = q.batch_room == 0 ? 4 : q.batch_room * 2;
+    void* mem = DefaultAllocator::allocate(sizeof(Batch) * room, alignof(Batch));
+    if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory to hold a Vulkan submission");
+    auto* grown = static_cast<Batch*>(mem);
+    for (std::uint32_t i = 0; i < q.batch_count; ++i) new (&grown[i]) Batch(q.batches[i]);
+    if (q.batches != nullptr) DefaultAllocator::deallocate(q.batches, sizeof(Batch) * q.batch_room, alignof(Batch));
+    q.batches = grown;
+    q.batch_room = room;
+  }
+  Batch* b = new (&q.batches[q.batch_count]) Batch;
+  b->value = value;
+  b->wait_count = count;
+  for (std::uint32_t i = 0; i < count; ++i) b->waits[i] = waits[i];
+  ++q.batch_count;
+  q.device->held.fetch_add(1, std::memory_order_acq_rel);
+  return {};
+}
+
+/// The flusher: while batches are held, submits those the host's signals unblock (polling every
+/// millisecond: the values it waits for are the caller's, signalled outside edgemem).
+void flusher_main(VulkanDeviceRecord* d) noexcept {
+  std::unique_lock<std::mutex> lock(d->lock);
+  while (!d->flusher_stop) {
+    if (d->held.load(std::memory_order_acquire) == 0) {
+      d->flusher_wake.wait(lock);
+      continue;
+    }
+    lock.unlock();
+    flush_device(*d);
+    lock.lock();
+    if (d->held.load(std::memory_order_acquire) != 0) d->flusher_wake.wait_for(lock, std::chrono::milliseconds(1));
+  }
+}
+
+/// Starts d's flusher if it is not running. Errc: out_of_host_memory (no thread).
+void wake_flusher(VulkanDeviceRecord& d) noexcept {
+  std::lock_guard<std::mutex> guard(d.lock);
+  if (!d.flusher_running) {
+    d.flusher = std::thread(flusher_main, &d);  // -fno-exceptions: a failed start aborts, as std::thread does
+    d.flusher_running = true;
+  }
+  d.flusher_wake.notify_one();
+}
+
+}  // namespace
+
+void flush_device(VulkanDeviceRecord& d) noexcept {
+  bool progress = true;
+  while (progress && d.held.load(std::memory_order_acquire) != 0) {
+    progress = false;
+    std::lock_guard<std::mutex> list(d.lock);
+    for (VulkanQueueRecord* q = d.queues; q != nullptr; q = q->next) {
+      std::lock_guard<std::mutex> guard(q->lock);
+      if (q->batch_count != 0 && flush_queue(*q)) progress = true;
+    }
+  }
+  d.progress.notify_all();
+}
+
+Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count) noexcept {
+  Wait all[kMaxBatchWaits];
+  std::uint32_t n = 0;
+  bool submitted = false;
+  std::uint64_t value = 0;
+  {
+    std::lock_guard<std::mutex> guard(q.lock);
+    for (std::uint32_t i = 0; i < q.extra_count && n < kMaxBatchWaits; ++i) all[n++] = q.extra[i];
+    for (std::uint32_t i = 0; i < count && n < kMaxBatchWaits; ++i) {
+      const Wait& w = waits[i];
+      if (w.from == &q) continue;  // its own earlier values: the Queue is in order
+      if (w.from != nullptr && w.from->completed.load(std::memory_order_acquire) >= w.value) continue;
+      all[n++] = w;
+    }
+    value = q.assigned + 1;
+    bool go = q.batch_count == 0;
+    for (std::uint32_t i = 0; i < n && go; ++i) go = ready(*q.device, all[i]);
+    if (go) {
+      settle(q, value, submit_now(q, all, n, value));
+      submitted = true;
+    } else {
+      EDGEMEM_TRY(hold(q, all, n, value));
+    }
+    q.assigned = value;
+    q.extra_count = 0;
+  }
+  VulkanDeviceRecord& d = *q.device;
+  if (!submitted) wake_flusher(d);
+  else if (d.held.load(std::memory_order_acquire) != 0) flush_device(d);  // it may unblock others
+  return value;
+}
+
+Result<void> wait_value(VulkanQueueRecord& q, std::uint64_t value) noexcept {
+  VulkanDeviceRecord& d = *q.device;
+  while (q.submitted.load(std::memory_order_acquire) < value) {
+    flush_device(d);
+    std::unique_lock<std::mutex> lock(d.lock);
+    if (q.submitted.load(std::memory_order_acquire) < value) d.progress.wait_for(lock, std::chrono::milliseconds(1));
+  }
+  if (q.completed.load(std::memory_order_acquire) < value) {
+    VkSemaphoreWaitInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    info.semaphoreCount = 1;
+    info.pSemaphores = &q.timeline;
+    info.pValues = &value;
+    EDGEMEM_TRY(check(d.fns.vkWaitSemaphores(d.device, &info, UINT64_MAX)));
+    note_completed(q, value);
+  }
+  return failed(q, value);
+}
+
+Result<bool> value_complete(VulkanQueueRecord& q, std::uint64_t value) noexcept {
+  if (q.completed.load(std::memory_order_acquire) < value) {
+    if (q.submitted.load(std::memory_order_acquire) < value) return false;
+    std::uint64_t now = 0;
+    EDGEMEM_TRY(check(q.device->fns.vkGetSemaphoreCounterValue(q.device->device, q.timeline, &now)));
+    if (now < value) return false;
+    note_completed(q, now);
+  }
+  EDGEMEM_TRY(failed(q, value));
+  return true;
+}
+
+void note_completed(VulkanQueueRecord& q, std::uint64_t value) noexcept {
+  std::uint64_t seen = q.completed.load(std::memory_order_relaxed);
+  while (seen < value && !q.completed.compare_exchange_weak(seen, value, std::memory_order_acq_rel)) {
+  }
+}
+
+Result<void> failed(const VulkanQueueRecord& q, std::uint64_t value) noexcept {
+  const std::uint64_t from = q.failed_from.load(std::memory_order_acquire);
+  if (from != 0 && value >= from)
+    return fail(Errc::backend_failure, "Vulkan backend: the driver refused a held submission of this Queue (vkQueueSubmit)");
+  return {};
+}
+
+}  // namespace edgemem::backend::vk
