@@ -1,6 +1,7 @@
 // CUDA backend: loading the driver (libcuda.so.1) at run time, error translation, the current context.
 #include <dlfcn.h>
 
+#include "contract/loaded_api.hpp"
 #include "cu.hpp"
 
 namespace edgemem::backend::cu {
@@ -10,11 +11,7 @@ namespace {
 #define EDGEMEM_CUDA_STR2_(x) #x
 #define EDGEMEM_CUDA_STR_(x) EDGEMEM_CUDA_STR2_(x)
 
-struct Loaded {
-  Driver driver{};
-  Error error{Errc::unsupported, 0, ""};  // code unsupported with an empty message: not loaded yet
-  bool ok = false;
-};
+using Loaded = contract::LoadedApi<Driver>;
 
 Loaded load_once() noexcept {
   Loaded l;
@@ -27,15 +24,15 @@ Loaded load_once() noexcept {
   }
   // Never closed: the driver's error names (cuGetErrorName) and every handle live as long as the process.
 #define EDGEMEM_CUDA_LOOKUP_(fn)                                                                        \
-  l.driver.fn = reinterpret_cast<decltype(l.driver.fn)>(dlsym(lib, EDGEMEM_CUDA_STR_(fn)));          \
-  if (l.driver.fn == nullptr) {                                                                       \
+  l.api.fn = reinterpret_cast<decltype(l.api.fn)>(dlsym(lib, EDGEMEM_CUDA_STR_(fn)));          \
+  if (l.api.fn == nullptr) {                                                                       \
     l.error = Error{Errc::unsupported, 0,                                                              \
                     "CUDA backend: libcuda.so.1 lacks " EDGEMEM_CUDA_STR_(fn) " (the driver is older than CUDA 12.2)"}; \
     return l;                                                                                         \
   }
   EDGEMEM_CUDA_ENTRY_POINTS(EDGEMEM_CUDA_LOOKUP_)
 #undef EDGEMEM_CUDA_LOOKUP_
-  const CUresult init = l.driver.cuInit(0);
+  const CUresult init = l.api.cuInit(0);
   if (init != CUDA_SUCCESS && init != CUDA_ERROR_NO_DEVICE) {
     l.error = Error{Errc::unsupported, static_cast<std::int32_t>(init),
                     "CUDA backend: cuInit failed (the driver is installed but not usable: Error::native holds the CUresult)"};
@@ -45,17 +42,9 @@ Loaded load_once() noexcept {
   return l;
 }
 
-const Loaded& loaded() noexcept {
-  static const Loaded l = load_once();
-  return l;
-}
+const Loaded& loaded() noexcept { return contract::loaded<Driver, load_once>(); }
 
-struct Mapping {
-  CUresult status;
-  Errc code;
-};
-
-constexpr Mapping kMap[] = {
+constexpr contract::ErrcOf<CUresult> kMap[] = {
     {CUDA_ERROR_OUT_OF_MEMORY, Errc::out_of_device_memory},
     {CUDA_ERROR_INVALID_VALUE, Errc::invalid_argument},
     {CUDA_ERROR_INVALID_HANDLE, Errc::invalid_argument},
@@ -68,18 +57,12 @@ constexpr Mapping kMap[] = {
 
 }  // namespace
 
-Result<const Driver*> load() noexcept {
-  const Loaded& l = loaded();
-  if (!l.ok) return fail(l.error);
-  return &l.driver;
-}
+Result<const Driver*> load() noexcept { return contract::api_or_error(loaded()); }
 
-const Driver& driver() noexcept { return loaded().driver; }
+const Driver& driver() noexcept { return loaded().api; }
 
 Error to_error(CUresult status) noexcept {
-  Errc code = Errc::backend_failure;
-  for (const Mapping& m : kMap)
-    if (m.status == status) code = m.code;
+  const Errc code = contract::errc_of(status, kMap);
   const char* name = nullptr;
   if (loaded().ok && driver().cuGetErrorName(status, &name) != CUDA_SUCCESS) name = nullptr;
   return Error{code, static_cast<std::int32_t>(status), name != nullptr ? name : "CUDA driver error (Error::native holds the CUresult)"};

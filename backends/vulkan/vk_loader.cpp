@@ -2,6 +2,7 @@
 // entry points, and VkResult -> Errc.
 #include <dlfcn.h>
 
+#include "contract/loaded_api.hpp"
 #include "vk.hpp"
 
 namespace edgemem::backend::vk {
@@ -11,11 +12,7 @@ namespace {
 #define EDGEMEM_VK_STR2_(x) #x
 #define EDGEMEM_VK_STR_(x) EDGEMEM_VK_STR2_(x)
 
-struct Loaded {
-  Loader loader{};
-  Error error{Errc::unsupported, 0, ""};
-  bool ok = false;
-};
+using Loaded = contract::LoadedApi<Loader>;
 
 Loaded load_once() noexcept {
   Loaded l;
@@ -27,21 +24,21 @@ Loaded load_once() noexcept {
                     "not on the loader's path)"};
     return l;
   }
-  l.loader.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
-  if (l.loader.vkGetInstanceProcAddr == nullptr) {
+  l.api.vkGetInstanceProcAddr = reinterpret_cast<PFN_vkGetInstanceProcAddr>(dlsym(lib, "vkGetInstanceProcAddr"));
+  if (l.api.vkGetInstanceProcAddr == nullptr) {
     l.error = Error{Errc::unsupported, 0, "Vulkan backend: libvulkan.so.1 lacks vkGetInstanceProcAddr"};
     return l;
   }
 #define EDGEMEM_VK_LOOKUP_(fn, instance)                                                                      \
-  l.loader.fn = reinterpret_cast<PFN_##fn>(l.loader.vkGetInstanceProcAddr(instance, EDGEMEM_VK_STR_(fn)));  \
-  if (l.loader.fn == nullptr) {                                                                             \
+  l.api.fn = reinterpret_cast<PFN_##fn>(l.api.vkGetInstanceProcAddr(instance, EDGEMEM_VK_STR_(fn)));  \
+  if (l.api.fn == nullptr) {                                                                             \
     l.error = Error{Errc::unsupported, 0, "Vulkan backend: the loader lacks " EDGEMEM_VK_STR_(fn) " (Vulkan < 1.2)"}; \
     return l;                                                                                               \
   }
 #define EDGEMEM_VK_GLOBAL_(fn) EDGEMEM_VK_LOOKUP_(fn, VK_NULL_HANDLE)
   EDGEMEM_VK_GLOBAL_ENTRY_POINTS(EDGEMEM_VK_GLOBAL_)
   std::uint32_t version = 0;
-  if (l.loader.vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_2) {
+  if (l.api.vkEnumerateInstanceVersion(&version) != VK_SUCCESS || version < VK_API_VERSION_1_2) {
     l.error = Error{Errc::unsupported, static_cast<std::int32_t>(version),
                     "Vulkan backend: the loader offers Vulkan < 1.2 (Error::native holds its version)"};
     return l;
@@ -53,13 +50,13 @@ Loaded load_once() noexcept {
   VkInstanceCreateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   info.pApplicationInfo = &app;
-  const VkResult made = l.loader.vkCreateInstance(&info, nullptr, &l.loader.instance);
+  const VkResult made = l.api.vkCreateInstance(&info, nullptr, &l.api.instance);
   if (made != VK_SUCCESS) {
     l.error = Error{Errc::unsupported, static_cast<std::int32_t>(made),
                     "Vulkan backend: vkCreateInstance failed (no driver: Error::native holds the VkResult)"};
     return l;
   }
-  const VkInstance instance = l.loader.instance;
+  const VkInstance instance = l.api.instance;
 #define EDGEMEM_VK_INSTANCE_(fn) EDGEMEM_VK_LOOKUP_(fn, instance)
   EDGEMEM_VK_INSTANCE_ENTRY_POINTS(EDGEMEM_VK_INSTANCE_)
 #undef EDGEMEM_VK_INSTANCE_
@@ -69,17 +66,9 @@ Loaded load_once() noexcept {
   return l;
 }
 
-const Loaded& loaded() noexcept {
-  static const Loaded l = load_once();
-  return l;
-}
+const Loaded& loaded() noexcept { return contract::loaded<Loader, load_once>(); }
 
-struct Mapping {
-  VkResult status;
-  Errc code;
-};
-
-constexpr Mapping kMap[] = {
+constexpr contract::ErrcOf<VkResult> kMap[] = {
     {VK_ERROR_OUT_OF_HOST_MEMORY, Errc::out_of_host_memory},
     {VK_ERROR_OUT_OF_DEVICE_MEMORY, Errc::out_of_device_memory},
     {VK_ERROR_TOO_MANY_OBJECTS, Errc::out_of_device_memory},
@@ -93,13 +82,9 @@ constexpr Mapping kMap[] = {
 
 }  // namespace
 
-Result<const Loader*> load() noexcept {
-  const Loaded& l = loaded();
-  if (!l.ok) return fail(l.error);
-  return &l.loader;
-}
+Result<const Loader*> load() noexcept { return contract::api_or_error(loaded()); }
 
-const Loader& loader() noexcept { return loaded().loader; }
+const Loader& loader() noexcept { return loaded().api; }
 
 Result<void> load_device(VkDevice device, DeviceFns& out) noexcept {
   const Loader& l = loader();
@@ -112,10 +97,7 @@ Result<void> load_device(VkDevice device, DeviceFns& out) noexcept {
 }
 
 Error to_error(VkResult status) noexcept {
-  Errc code = Errc::backend_failure;
-  for (const Mapping& m : kMap)
-    if (m.status == status) code = m.code;
-  return Error{code, static_cast<std::int32_t>(status), "Vulkan call failed; Error::native holds the VkResult"};
+  return Error{contract::errc_of(status, kMap), static_cast<std::int32_t>(status), "Vulkan call failed; Error::native holds the VkResult"};
 }
 
 }  // namespace edgemem::backend::vk
