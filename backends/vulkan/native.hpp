@@ -81,6 +81,9 @@ struct VulkanRoot {
   std::uint64_t device_address = 0;  ///< vkGetBufferDeviceAddress of the root's first byte (0: none)
   VulkanMemKind kind = VulkanMemKind::none;  ///< what releasing it does
   std::atomic<std::uint32_t> refs{1};        ///< the root's NativeMem and each view's
+  VulkanDeviceRecord* device = nullptr;      ///< the device it belongs to
+  std::uint64_t bytes = 0;                   ///< size of the allocation
+  bool coherent = true;                      ///< host-visible memory needing no flush or invalidate
 };
 
 /// Native memory handle: a range of a VkBuffer. For a descriptor, bind `buffer` at `offset`, `size` bytes.

@@ -27,7 +27,12 @@
 /// Entry points of one device (looked up with vkGetDeviceProcAddr: no loader trampoline per call).
 #define EDGEMEM_VK_DEVICE_ENTRY_POINTS(X)                                                                     \
   X(vkDestroyDevice) X(vkGetDeviceQueue) X(vkDeviceWaitIdle) X(vkQueueSubmit) X(vkCreateSemaphore)          \
-  X(vkDestroySemaphore) X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkSignalSemaphore)
+  X(vkDestroySemaphore) X(vkWaitSemaphores) X(vkGetSemaphoreCounterValue) X(vkSignalSemaphore)              \
+  X(vkCreateCommandPool) X(vkDestroyCommandPool) X(vkAllocateCommandBuffers) X(vkResetCommandBuffer)       \
+  X(vkBeginCommandBuffer) X(vkEndCommandBuffer) X(vkCmdPipelineBarrier) X(vkCmdCopyBuffer)                 \
+  X(vkCmdFillBuffer) X(vkCmdUpdateBuffer) X(vkCreateBuffer) X(vkDestroyBuffer)                              \
+  X(vkGetBufferMemoryRequirements) X(vkAllocateMemory) X(vkFreeMemory) X(vkBindBufferMemory) X(vkMapMemory) \
+  X(vkUnmapMemory) X(vkFlushMappedMemoryRanges) X(vkInvalidateMappedMemoryRanges)
 
 namespace edgemem::backend::vk {
 
@@ -119,9 +124,39 @@ struct Wait {
 /// (Vulkan allows that, but a single-queue device such as lavapipe then holds every later submit of
 /// every Queue behind it: edgemem submits a batch only once its waits' signals are submitted.)
 struct Batch {
+  VkCommandBuffer cb = VK_NULL_HANDLE;  ///< its commands (null: none, a marker)
   std::uint64_t value = 0;  ///< the value it signals
   std::uint32_t wait_count = 0;
   Wait waits[kMaxBatchWaits];
+};
+
+/// A buffer with its own memory, host-visible (staging) or not.
+struct Allocation {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* host = nullptr;     ///< mapped for its life when host-visible, else null
+  bool coherent = true;     ///< host writes and reads need no flush or invalidate
+  VkDeviceSize bytes = 0;   ///< its size
+};
+
+/// A command buffer of a Queue and the staging its commands read or write, free again once `value`
+/// has completed.
+struct Recorded {
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  std::uint64_t value = 0;
+  Allocation staging{};
+};
+
+/// Memory to free once every Queue has passed the values it had when it was released.
+struct Retired {
+  Allocation allocation{};
+  VulkanRoot* root = nullptr;  ///< destroyed with it (null: staging only)
+  Retired* next = nullptr;
+  std::uint32_t count = 0;
+  struct Pending {
+    VulkanQueueRecord* queue;
+    std::uint64_t value;
+  } pending[1];  ///< `count` of them (allocated to size)
 };
 
 }  // namespace backend::vk
@@ -134,6 +169,7 @@ struct VulkanDeviceRecord {
   bool owned = false;                           ///< edgemem made the VkDevice (and destroys it)
   VkPhysicalDeviceMemoryProperties memory{};    ///< memory types and heaps
   VkPhysicalDeviceLimits limits{};              ///< the device's limits
+  bool unified = false;                         ///< every device-local memory type is host-visible
   std::uint32_t family = 0;                     ///< the queue family of the slots
   std::uint32_t slot_count = 0;                 ///< slots in use
   backend::vk::Slot slots[backend::vk::kMaxSlots];
@@ -145,6 +181,8 @@ struct VulkanDeviceRecord {
   std::thread flusher;                          ///< submits held batches the host's signals unblock
   bool flusher_running = false;                 ///< under `lock`
   bool flusher_stop = false;                    ///< under `lock`
+  backend::vk::Retired* retired = nullptr;      ///< memory released while commands may still reach it (under `lock`)
+  VulkanQueueRecord* internal = nullptr;        ///< edgemem's own Queue (initial contents), made on first use
 };
 
 /// The backend's state of one Queue (NativeQueue::record): its timeline semaphore and the batches it
@@ -160,6 +198,9 @@ struct VulkanQueueRecord {
   std::atomic<std::uint64_t> completed{0};      ///< the last value seen complete (a cache)
   backend::vk::Batch* batches = nullptr;        ///< held batches, oldest first (grown from DefaultAllocator)
   std::uint32_t batch_count = 0, batch_room = 0;
+  VkCommandPool pool = VK_NULL_HANDLE;          ///< its command buffers' (made on the first command)
+  backend::vk::Recorded* recorded = nullptr;    ///< its command buffers, free once their value completed
+  std::uint32_t recorded_count = 0, recorded_room = 0;
   backend::vk::Wait extra[8];                   ///< the caller's semaphores the next batch waits for
   std::uint32_t extra_count = 0;
   std::atomic<std::uint64_t> failed_from{0};    ///< the first value whose batch the driver refused (0: none)

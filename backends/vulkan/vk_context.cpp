@@ -144,6 +144,7 @@ void describe(VkPhysicalDevice physical, VulkanDeviceRecord& record, DeviceInfo&
                                         max_of(to_size(p.limits.minTexelBufferOffsetAlignment),
                                                to_size(p.limits.nonCoherentAtomSize))));
   info.caps.unified_memory = unified;
+  record.unified = unified;
   info.caps.max_fill_pattern_bytes = 128;
   info.caps.host_access_flags = true;
 }

@@ -6,6 +6,7 @@
 #include <edgemem/allocator.hpp>
 
 #include "contract/event_records.hpp"
+#include "vk_memory.hpp"
 #include "vk_submit.hpp"
 
 namespace edgemem::backend {
@@ -86,26 +87,34 @@ Vulkan::NativeQueue native_of(VulkanQueueRecord* q) noexcept {
   return n;
 }
 
-/// A command with no work of its own on q: waits `ev.waits`, signals q's next value; async hands out
-/// its event, blocking waits for it. Errc: out_of_host_memory, backend_failure.
-Result<void> signal(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev) noexcept {
-  vk::Wait waits[vk::kMaxBatchWaits];
+}  // namespace
+
+namespace vk {
+
+std::uint32_t waits_of(const Vulkan::CommandEvents& ev, Wait* out) noexcept {
   std::uint32_t n = 0;
-  for (std::size_t i = 0; i < ev.wait_count && n < vk::kMaxBatchWaits; ++i) {
+  for (std::size_t i = 0; i < ev.wait_count && n < kMaxBatchWaits; ++i) {
     const VulkanEvent* e = ev.waits[i];
     if (e == nullptr || e->queue == nullptr) continue;  // complete
-    waits[n++] = vk::Wait{reinterpret_cast<VkSemaphore>(e->semaphore), e->value, e->queue};
+    out[n++] = Wait{reinterpret_cast<VkSemaphore>(e->semaphore), e->value, e->queue};
   }
+  return n;
+}
+
+Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder rec) noexcept {
+  Wait waits[kMaxBatchWaits];
+  const std::uint32_t n = waits_of(ev, waits);
   Vulkan::NativeEvent record = nullptr;
   if (ev.out != nullptr) {
     EDGEMEM_TRY_ASSIGN(record, Records::take(nullptr));
   }
-  auto value = vk::submit(q, waits, n);
+  auto value = submit(q, waits, n, rec);
   if (!value) {
     Records::give_back(record);
     return fail(value.error());
   }
-  if (ev.out == nullptr) return vk::wait_value(q, *value);
+  reap(*q.device, false);
+  if (ev.out == nullptr) return wait_value(q, *value);
   q.refs.fetch_add(1, std::memory_order_acq_rel);
   record->queue = &q;
   record->semaphore = reinterpret_cast<std::uint64_t>(q.timeline);
@@ -114,9 +123,29 @@ Result<void> signal(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev) noexc
   return {};
 }
 
-}  // namespace
+Result<void> complete_event(const Vulkan::CommandEvents& ev) noexcept {
+  if (ev.out == nullptr) return {};
+  EDGEMEM_TRY_ASSIGN(Vulkan::NativeEvent record, Records::take(nullptr));
+  record->queue = nullptr;  // complete
+  *ev.out = record;
+  return {};
+}
 
-namespace vk {
+Result<VulkanQueueRecord*> internal_queue(VulkanDeviceRecord& d) noexcept {
+  {
+    std::lock_guard<std::mutex> list(d.lock);
+    if (d.internal != nullptr) return d.internal;
+  }
+  EDGEMEM_TRY_ASSIGN(VulkanQueueRecord * q, take_queue(d, d.slots[0]));
+  std::lock_guard<std::mutex> list(d.lock);
+  if (d.internal == nullptr) {
+    d.internal = q;
+    return q;
+  }
+  --q->slot->users;  // another thread made it meanwhile
+  unref_queue(q);
+  return d.internal;
+}
 
 Result<void> pool_events() noexcept { return Records::pool(nullptr); }
 
@@ -139,6 +168,7 @@ void drain_device(VulkanDeviceRecord& d) noexcept {
     d.flusher_wake.notify_all();
   }
   if (d.flusher.joinable()) d.flusher.join();
+  reap(d, true);
   for (VulkanQueueRecord* q = d.queues; q != nullptr;) {
     VulkanQueueRecord* next = q->next;
     const std::uint64_t submitted = q->submitted.load(std::memory_order_acquire);
@@ -148,6 +178,7 @@ void drain_device(VulkanDeviceRecord& d) noexcept {
     info.pSemaphores = &q->timeline;
     info.pValues = &submitted;
     (void)d.fns.vkWaitSemaphores(d.device, &info, UINT64_MAX);  // held batches were never submitted
+    free_recorded(*q);
     d.fns.vkDestroySemaphore(d.device, q->timeline, nullptr);
     if (q->batches != nullptr) DefaultAllocator::deallocate(q->batches, sizeof(Batch) * q->batch_room, alignof(Batch));
     q->~VulkanQueueRecord();
@@ -194,9 +225,9 @@ void Vulkan::queue_release(NativeQueue q) noexcept {
   unref_queue(q.record);
 }
 
-Result<void> Vulkan::queue_finish(NativeQueue q) noexcept { return signal(*q.record, CommandEvents{}); }
+Result<void> Vulkan::queue_finish(NativeQueue q) noexcept { return vk::run(*q.record, CommandEvents{}); }
 
-Result<void> Vulkan::marker(NativeQueue q, const CommandEvents& ev) noexcept { return signal(*q.record, ev); }
+Result<void> Vulkan::marker(NativeQueue q, const CommandEvents& ev) noexcept { return vk::run(*q.record, ev); }
 
 Result<void> Vulkan::event_wait(NativeEvent e) noexcept {
   if (e == nullptr || e->queue == nullptr) return {};

@@ -15,6 +15,7 @@
 
 #include <edgemem/allocator.hpp>
 
+#include "vk_memory.hpp"
 #include "vk_submit.hpp"
 
 namespace edgemem::backend::vk {
@@ -29,7 +30,8 @@ bool ready(const VulkanDeviceRecord& d, const Wait& w) noexcept {
 }
 
 /// Hands one batch to q's VkQueue: waits `waits`, signals q's timeline at `value`. Under q's lock.
-VkResult submit_now(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value) noexcept {
+VkResult submit_now(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value,
+                    VkCommandBuffer cb) noexcept {
   VkSemaphore sems[kMaxBatchWaits];
   std::uint64_t values[kMaxBatchWaits];
   VkPipelineStageFlags stages[kMaxBatchWaits];
@@ -50,6 +52,8 @@ VkResult submit_now(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count
   info.waitSemaphoreCount = count;
   info.pWaitSemaphores = sems;
   info.pWaitDstStageMask = stages;
+  info.commandBufferCount = cb != VK_NULL_HANDLE ? 1 : 0;
+  info.pCommandBuffers = &cb;
   info.signalSemaphoreCount = 1;
   info.pSignalSemaphores = &q.timeline;
   std::lock_guard<VulkanSubmitLock> guard(q.slot->lock);
@@ -81,7 +85,7 @@ bool flush_queue(VulkanQueueRecord& q) noexcept {
     bool all = true;
     for (std::uint32_t i = 0; i < b.wait_count && all; ++i) all = ready(*q.device, b.waits[i]);
     if (!all) break;
-    settle(q, b.value, submit_now(q, b.waits, b.wait_count, b.value));
+    settle(q, b.value, submit_now(q, b.waits, b.wait_count, b.value, b.cb));
     progress = true;
   }
   if (done != 0) {
@@ -93,7 +97,8 @@ bool flush_queue(VulkanQueueRecord& q) noexcept {
 }
 
 /// Appends a held batch to q's list. Under q's lock. Errc: out_of_host_memory (nothing changed).
-Result<void> hold(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value) noexcept {
+Result<void> hold(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value,
+                  VkCommandBuffer cb) noexcept {
   if (q.batch_count == q.batch_room) {
     const std::uint32_t room = q.batch_room == 0 ? 4 : q.batch_room * 2;
     void* mem = DefaultAllocator::allocate(sizeof(Batch) * room, alignof(Batch));
@@ -105,6 +110,7 @@ Result<void> hold(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, 
     q.batch_room = room;
   }
   Batch* b = new (&q.batches[q.batch_count]) Batch;
+  b->cb = cb;
   b->value = value;
   b->wait_count = count;
   for (std::uint32_t i = 0; i < count; ++i) b->waits[i] = waits[i];
@@ -139,6 +145,88 @@ void wake_flusher(VulkanDeviceRecord& d) noexcept {
   d.flusher_wake.notify_one();
 }
 
+
+/// A command buffer of q free for a new batch (its value completed), reset, its staging released; or a
+/// new one. Under q's lock. Errc: out_of_host_memory, out_of_device_memory.
+Result<Recorded*> take_recorded(VulkanQueueRecord& q) noexcept {
+  VulkanDeviceRecord& d = *q.device;
+  std::uint64_t completed = q.completed.load(std::memory_order_acquire);
+  bool refreshed = false;
+  for (std::uint32_t i = 0; i < q.recorded_count; ++i) {
+    Recorded& r = q.recorded[i];
+    if (r.value > completed && !refreshed) {
+      refreshed = true;
+      std::uint64_t now = 0;
+      if (d.fns.vkGetSemaphoreCounterValue(d.device, q.timeline, &now) == VK_SUCCESS) {
+        note_completed(q, now);
+        completed = q.completed.load(std::memory_order_acquire);
+      }
+    }
+    if (r.value > completed) continue;
+    EDGEMEM_TRY(check(d.fns.vkResetCommandBuffer(r.cb, 0)));
+    release(d, r.staging);
+    return &r;
+  }
+  if (q.pool == VK_NULL_HANDLE) {
+    VkCommandPoolCreateInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    info.queueFamilyIndex = d.family;
+    EDGEMEM_TRY(check(d.fns.vkCreateCommandPool(d.device, &info, nullptr, &q.pool)));
+  }
+  if (q.recorded_count == q.recorded_room) {
+    const std::uint32_t room = q.recorded_room == 0 ? 8 : q.recorded_room * 2;
+    void* mem = DefaultAllocator::allocate(sizeof(Recorded) * room, alignof(Recorded));
+    if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan command buffer record");
+    auto* grown = static_cast<Recorded*>(mem);
+    for (std::uint32_t i = 0; i < q.recorded_count; ++i) new (&grown[i]) Recorded(q.recorded[i]);
+    if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));
+    q.recorded = grown;
+    q.recorded_room = room;
+  }
+  VkCommandBufferAllocateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  info.commandPool = q.pool;
+  info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  info.commandBufferCount = 1;
+  Recorded* r = new (&q.recorded[q.recorded_count]) Recorded;
+  EDGEMEM_TRY(check(d.fns.vkAllocateCommandBuffers(d.device, &info, &r->cb)));
+  ++q.recorded_count;
+  return r;
+}
+
+/// A global barrier in `cb`: what `src` stages wrote (`src_access`) is visible to `dst` stages.
+void barrier(const DeviceFns& f, VkCommandBuffer cb, VkPipelineStageFlags src, VkAccessFlags src_access,
+             VkPipelineStageFlags dst, VkAccessFlags dst_access) noexcept {
+  VkMemoryBarrier b{};
+  b.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  b.srcAccessMask = src_access;
+  b.dstAccessMask = dst_access;
+  f.vkCmdPipelineBarrier(cb, src, dst, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+/// Records `rec`'s commands into `r`'s buffer between the barriers that order them after everything
+/// submitted before on the VkQueue and make them visible to everything after, and the host. Under q's lock.
+Result<void> record(VulkanQueueRecord& q, Recorded& r, Recorder rec) noexcept {
+  const DeviceFns& f = q.device->fns;
+  VkCommandBufferBeginInfo begin{};
+  begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  EDGEMEM_TRY(check(f.vkBeginCommandBuffer(r.cb, &begin)));
+  barrier(f, r.cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_MEMORY_READ_BIT,
+          VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT);
+  auto recorded = rec.record(rec.context, r.cb, r.staging);
+  barrier(f, r.cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+          VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+          VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
+  const VkResult ended = f.vkEndCommandBuffer(r.cb);
+  if (!recorded) {
+    release(*q.device, r.staging);
+    return recorded;
+  }
+  return check(ended);
+}
+
 }  // namespace
 
 void flush_device(VulkanDeviceRecord& d) noexcept {
@@ -154,7 +242,7 @@ void flush_device(VulkanDeviceRecord& d) noexcept {
   d.progress.notify_all();
 }
 
-Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count) noexcept {
+Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, Recorder rec) noexcept {
   Wait all[kMaxBatchWaits];
   std::uint32_t n = 0;
   bool submitted = false;
@@ -168,15 +256,27 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
       if (w.from != nullptr && w.from->completed.load(std::memory_order_acquire) >= w.value) continue;
       all[n++] = w;
     }
+    VkCommandBuffer cb = VK_NULL_HANDLE;
+    Recorded* r = nullptr;
+    if (rec.record != nullptr) {
+      EDGEMEM_TRY_ASSIGN(r, take_recorded(q));
+      EDGEMEM_TRY(record(q, *r, rec));
+      cb = r->cb;
+    }
     value = q.assigned + 1;
     bool go = q.batch_count == 0;
     for (std::uint32_t i = 0; i < n && go; ++i) go = ready(*q.device, all[i]);
     if (go) {
-      settle(q, value, submit_now(q, all, n, value));
+      settle(q, value, submit_now(q, all, n, value, cb));
       submitted = true;
     } else {
-      EDGEMEM_TRY(hold(q, all, n, value));
+      auto held = hold(q, all, n, value, cb);
+      if (!held) {
+        if (r != nullptr) release(*q.device, r->staging);
+        return fail(held.error());
+      }
     }
+    if (r != nullptr) r->value = value;
     q.assigned = value;
     q.extra_count = 0;
   }
@@ -228,6 +328,16 @@ Result<void> failed(const VulkanQueueRecord& q, std::uint64_t value) noexcept {
   if (from != 0 && value >= from)
     return fail(Errc::backend_failure, "Vulkan backend: the driver refused a held submission of this Queue (vkQueueSubmit)");
   return {};
+}
+
+void free_recorded(VulkanQueueRecord& q) noexcept {
+  VulkanDeviceRecord& d = *q.device;
+  for (std::uint32_t i = 0; i < q.recorded_count; ++i) release(d, q.recorded[i].staging);
+  if (q.pool != VK_NULL_HANDLE) d.fns.vkDestroyCommandPool(d.device, q.pool, nullptr);  // frees its buffers
+  if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));
+  q.pool = VK_NULL_HANDLE;
+  q.recorded = nullptr;
+  q.recorded_count = q.recorded_room = 0;
 }
 
 }  // namespace edgemem::backend::vk

@@ -1,0 +1,128 @@
+// Vulkan backend: the contract's memory objects. A root is a VkBuffer with its own memory (mapped for
+// life when host-visible) and a VulkanRoot record its views share; a view is a range of the root's
+// VkBuffer (Vulkan has no sub-buffers), so mem_sub makes nothing. A root released while commands may
+// still reach it is destroyed once they have run (vk_memory.cpp, retire).
+#include <cstring>
+#include <new>
+
+#include <edgemem/allocator.hpp>
+
+#include "vk_memory.hpp"
+#include "vk_submit.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+
+vk::Placement placement_of(Storage s) noexcept {
+  switch (s) {
+    case Storage::host: return vk::Placement::host;
+    case Storage::shared: return vk::Placement::shared;
+    case Storage::device: break;
+  }
+  return vk::Placement::device;
+}
+
+Result<VulkanRoot*> make_root(VulkanDeviceRecord& d, const vk::Allocation& a, VulkanMemKind kind) noexcept {
+  void* mem = DefaultAllocator::allocate(sizeof(VulkanRoot), alignof(VulkanRoot));
+  if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan root record");
+  auto* root = new (mem) VulkanRoot;
+  root->memory = reinterpret_cast<std::uint64_t>(a.memory);
+  root->kind = kind;
+  root->device = &d;
+  root->bytes = a.bytes;
+  root->coherent = a.coherent;
+  return root;
+}
+
+/// Copies `bytes` of `src` into device-local `dst` through staging, on the device's own Queue, and
+/// waits. Errc: out_of_device_memory, out_of_host_memory, backend_failure.
+Result<void> upload(VulkanDeviceRecord& d, VkBuffer dst, const void* src, VkDeviceSize bytes) noexcept {
+  EDGEMEM_TRY_ASSIGN(VulkanQueueRecord * q, vk::internal_queue(d));
+  auto copy = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
+    EDGEMEM_TRY_ASSIGN(staging, vk::allocate(d, bytes, vk::Placement::staging));
+    std::memcpy(staging.host, src, static_cast<std::size_t>(bytes));
+    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, true));
+    const VkBufferCopy region{0, 0, bytes};
+    d.fns.vkCmdCopyBuffer(cb, staging.buffer, dst, 1, &region);
+    return {};
+  };
+  return vk::run(*q, Vulkan::CommandEvents{}, vk::recorder(copy));
+}
+
+}  // namespace
+
+Result<Vulkan::NativeMem> Vulkan::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
+  if (desc.use_host != nullptr)
+    return fail(Errc::unsupported, "Vulkan backend: buffers over caller memory come with issue #32, step 8");
+  VulkanDeviceRecord& d = *ctx.record;
+  vk::reap(d, false);
+  EDGEMEM_TRY_ASSIGN(vk::Allocation a, vk::allocate(d, desc.bytes, placement_of(desc.storage)));
+  Result<void> filled{};
+  if (desc.copy_from != nullptr) {
+    if (a.host != nullptr) {
+      std::memcpy(a.host, desc.copy_from, desc.bytes);
+      if (!a.coherent) filled = vk::host_sync(d, a.memory, 0, VK_WHOLE_SIZE, true);
+    } else {
+      filled = upload(d, a.buffer, desc.copy_from, desc.bytes);
+    }
+  }
+  auto root = filled ? make_root(d, a, a.host != nullptr ? VulkanMemKind::mapped : VulkanMemKind::device)
+                     : Result<VulkanRoot*>(fail(filled.error()));
+  if (!root) {
+    vk::release(d, a);
+    return fail(root.error());
+  }
+  NativeMem m;
+  m.buffer = reinterpret_cast<std::uint64_t>(a.buffer);
+  m.offset = 0;
+  m.size = desc.bytes;
+  m.host = a.host;
+  m.root = *root;
+  return m;
+}
+
+Result<Vulkan::NativeMem> Vulkan::mem_sub(const NativeMem& root, std::size_t origin, std::size_t bytes, MemFlags) noexcept {
+  NativeMem m = root;
+  m.offset = root.offset + origin;
+  m.size = bytes;
+  m.host = root.host != nullptr ? static_cast<std::byte*>(root.host) + origin : nullptr;
+  if (m.root != nullptr) m.root->refs.fetch_add(1, std::memory_order_relaxed);
+  return m;
+}
+
+Result<void> Vulkan::mem_adopt(const NativeContext& ctx, NativeMem& mem, AdoptMode, AdoptedMem& out) noexcept {
+  if (mem.buffer == 0 || mem.size == 0)
+    return fail(Errc::invalid_argument, "adopt needs a VkBuffer and its size (Vulkan cannot tell a VkBuffer's size)");
+  VulkanDeviceRecord& d = *ctx.record;
+  vk::Allocation none;
+  none.bytes = mem.size;
+  // A VkBuffer has no reference count: retain and borrow both leave it to its maker.
+  EDGEMEM_TRY_ASSIGN(VulkanRoot * root, make_root(d, none, VulkanMemKind::borrowed));
+  mem.root = root;
+  out = AdoptedMem{};
+  out.bytes = static_cast<std::size_t>(mem.size);
+  out.storage = mem.host != nullptr ? Storage::shared : Storage::device;
+  return {};
+}
+
+void Vulkan::mem_release(NativeMem& mem) noexcept {
+  VulkanRoot* root = mem.root;
+  const VkBuffer buffer = reinterpret_cast<VkBuffer>(mem.buffer);
+  mem = NativeMem{};
+  if (root == nullptr || root->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  vk::Allocation a;
+  if (root->kind != VulkanMemKind::borrowed) {
+    a.buffer = buffer;
+    a.memory = reinterpret_cast<VkDeviceMemory>(root->memory);
+  }
+  vk::retire(*root->device, a, root);
+}
+
+Vulkan::MemAddress Vulkan::mem_address(const NativeContext&, const NativeMem&) noexcept {
+  return MemAddress{};  // exports go through a Mapping (kDLCPU of mapped memory: issue #33)
+}
+
+bool Vulkan::mem_shadowed(const NativeMem&) noexcept { return false; }
+
+}  // namespace edgemem::backend

@@ -1,0 +1,189 @@
+// Vulkan backend: memory types by Storage, buffers with their own memory (mapped for life when
+// host-visible), views as ranges of their root, and memory released while commands may still reach it
+// (destroyed once every Queue has passed the values it had then).
+#include <cstring>
+#include <new>
+
+#include <edgemem/allocator.hpp>
+
+#include "vk_memory.hpp"
+#include "vk_submit.hpp"
+
+namespace edgemem::backend::vk {
+
+namespace {
+
+constexpr VkMemoryPropertyFlags kDeviceLocal = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+constexpr VkMemoryPropertyFlags kVisible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+constexpr VkMemoryPropertyFlags kCoherent = VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+constexpr VkMemoryPropertyFlags kCached = VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+
+/// Every use a buffer may be put to (today's default: any interop use works).
+constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                                      VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_INDEX_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
+                                      VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
+
+/// The memory type of `bits` that has `need`, scoring `want` bits and avoiding `avoid` ones; -1: none.
+int pick_type(const VkPhysicalDeviceMemoryProperties& m, std::uint32_t bits, VkMemoryPropertyFlags need,
+              VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) noexcept {
+  int best = -1, best_score = -1;
+  for (std::uint32_t i = 0; i < m.memoryTypeCount; ++i) {
+    const VkMemoryPropertyFlags f = m.memoryTypes[i].propertyFlags;
+    if ((bits & (1u << i)) == 0 || (f & need) != need) continue;
+    int score = 0;
+    for (VkMemoryPropertyFlags b = 1; b != 0 && b <= VK_MEMORY_PROPERTY_PROTECTED_BIT; b <<= 1) {
+      if ((want & b) != 0 && (f & b) != 0) score += 2;
+      if ((avoid & b) != 0 && (f & b) != 0) score -= 1;
+    }
+    if (score > best_score) {
+      best = static_cast<int>(i);
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement placement) noexcept {
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.size = bytes;
+  info.usage = kUsage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  Allocation a;
+  a.bytes = bytes;
+  EDGEMEM_TRY(check(d.fns.vkCreateBuffer(d.device, &info, nullptr, &a.buffer)));
+  VkMemoryRequirements req{};
+  d.fns.vkGetBufferMemoryRequirements(d.device, a.buffer, &req);
+  int type = -1;
+  switch (placement) {
+    case Placement::device:  // device-local; host-visible too where every device-local type is (unified)
+      type = pick_type(d.memory, req.memoryTypeBits, kDeviceLocal, kVisible | kCoherent | kCached, 0);
+      break;
+    case Placement::host:  // host memory the device reaches
+      type = pick_type(d.memory, req.memoryTypeBits, kVisible, kCoherent | kCached, d.unified ? 0u : kDeviceLocal);
+      break;
+    case Placement::shared:  // host-visible, device-local where there is such memory
+      type = pick_type(d.memory, req.memoryTypeBits, kVisible, kCoherent | kDeviceLocal | kCached, 0);
+      break;
+    case Placement::staging:
+      type = pick_type(d.memory, req.memoryTypeBits, kVisible, kCoherent | kCached, kDeviceLocal);
+      break;
+  }
+  if (type < 0) type = pick_type(d.memory, req.memoryTypeBits, 0, kDeviceLocal, 0);
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.allocationSize = req.size;
+  alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
+  VkResult status = type < 0 ? VK_ERROR_OUT_OF_DEVICE_MEMORY : d.fns.vkAllocateMemory(d.device, &alloc, nullptr, &a.memory);
+  if (status == VK_SUCCESS) status = d.fns.vkBindBufferMemory(d.device, a.buffer, a.memory, 0);
+  const VkMemoryPropertyFlags f = type < 0 ? 0 : d.memory.memoryTypes[type].propertyFlags;
+  if (status == VK_SUCCESS && (f & kVisible) != 0) {
+    status = d.fns.vkMapMemory(d.device, a.memory, 0, VK_WHOLE_SIZE, 0, &a.host);
+    a.coherent = (f & kCoherent) != 0;
+  }
+  if (status != VK_SUCCESS) {
+    release(d, a);
+    return fail_vk(status);
+  }
+  return a;
+}
+
+void release(VulkanDeviceRecord& d, Allocation& a) noexcept {
+  if (a.buffer != VK_NULL_HANDLE) d.fns.vkDestroyBuffer(d.device, a.buffer, nullptr);
+  if (a.memory != VK_NULL_HANDLE) d.fns.vkFreeMemory(d.device, a.memory, nullptr);  // unmaps it too
+  a = Allocation{};
+}
+
+Result<void> host_sync(VulkanDeviceRecord& d, VkDeviceMemory memory, VkDeviceSize offset, VkDeviceSize bytes,
+                       bool to_device) noexcept {
+  const VkDeviceSize atom = d.limits.nonCoherentAtomSize != 0 ? d.limits.nonCoherentAtomSize : 1;
+  VkMappedMemoryRange range{};
+  range.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
+  range.memory = memory;
+  range.offset = offset / atom * atom;
+  range.size = VK_WHOLE_SIZE == bytes ? VK_WHOLE_SIZE : ((offset + bytes + atom - 1) / atom * atom) - range.offset;
+  return check(to_device ? d.fns.vkFlushMappedMemoryRanges(d.device, 1, &range)
+                         : d.fns.vkInvalidateMappedMemoryRanges(d.device, 1, &range));
+}
+
+void retire(VulkanDeviceRecord& d, const Allocation& a, VulkanRoot* root) noexcept {
+  // What every Queue has enqueued so far (held batches included) may still reach the memory.
+  constexpr std::uint32_t kOnStack = 64;
+  Retired::Pending seen[kOnStack];
+  std::uint32_t pending = 0, total = 0;
+  {
+    std::lock_guard<std::mutex> list(d.lock);
+    for (VulkanQueueRecord* q = d.queues; q != nullptr; q = q->next) {
+      std::lock_guard<std::mutex> guard(q->lock);
+      if (q->assigned <= q->completed.load(std::memory_order_acquire)) continue;
+      if (pending < kOnStack) seen[pending++] = Retired::Pending{q, q->assigned};
+      ++total;
+    }
+  }
+  if (total == 0) {  // nothing can reach it (the common case)
+    Allocation copy = a;
+    release(d, copy);
+    if (root != nullptr) free_root(root);
+    return;
+  }
+  const std::size_t size = sizeof(Retired) + (pending - 1) * sizeof(Retired::Pending);
+  void* mem = total == pending ? DefaultAllocator::allocate(size, alignof(Retired)) : nullptr;
+  if (mem == nullptr) {  // no memory to remember it (or past kOnStack Queues): the host waits for them
+    for (std::uint32_t i = 0; i < pending; ++i) (void)wait_value(*seen[i].queue, seen[i].value);
+    retire(d, a, root);  // the rest, if there were more
+    return;
+  }
+  auto* r = new (mem) Retired;
+  r->allocation = a;
+  r->root = root;
+  r->count = pending;
+  for (std::uint32_t i = 0; i < pending; ++i) r->pending[i] = seen[i];
+  std::lock_guard<std::mutex> list(d.lock);
+  r->next = d.retired;
+  d.retired = r;
+}
+
+void reap(VulkanDeviceRecord& d, bool wait) noexcept {
+  std::lock_guard<std::mutex> list(d.lock);
+  for (Retired** at = &d.retired; *at != nullptr;) {
+    Retired* r = *at;
+    bool done = true;
+    for (std::uint32_t i = 0; i < r->count && done; ++i) {
+      VulkanQueueRecord& q = *r->pending[i].queue;
+      const std::uint64_t v = r->pending[i].value;
+      if (wait && q.submitted.load(std::memory_order_acquire) >= v) {
+        VkSemaphoreWaitInfo info{};
+        info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+        info.semaphoreCount = 1;
+        info.pSemaphores = &q.timeline;
+        info.pValues = &v;
+        (void)d.fns.vkWaitSemaphores(d.device, &info, UINT64_MAX);
+        note_completed(q, v);
+      }
+      std::uint64_t now = q.completed.load(std::memory_order_acquire);
+      if (now < v && d.fns.vkGetSemaphoreCounterValue(d.device, q.timeline, &now) == VK_SUCCESS) note_completed(q, now);
+      done = now >= v || (wait && q.submitted.load(std::memory_order_acquire) < v);  // never submitted: nothing reaches it
+    }
+    if (!done) {
+      at = &r->next;
+      continue;
+    }
+    *at = r->next;
+    release(d, r->allocation);
+    if (r->root != nullptr) free_root(r->root);
+    const std::size_t size = sizeof(Retired) + (r->count > 1 ? r->count - 1 : 0) * sizeof(Retired::Pending);
+    r->~Retired();
+    DefaultAllocator::deallocate(r, size, alignof(Retired));
+  }
+}
+
+void free_root(VulkanRoot* root) noexcept {
+  root->~VulkanRoot();
+  DefaultAllocator::deallocate(root, sizeof(VulkanRoot), alignof(VulkanRoot));
+}
+
+}  // namespace edgemem::backend::vk

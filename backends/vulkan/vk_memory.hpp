@@ -1,0 +1,37 @@
+// Vulkan backend: buffers with their own memory (vk_memory.cpp) and the retirement of memory released
+// while commands may still reach it.
+#pragma once
+#include "vk.hpp"
+
+namespace edgemem::backend::vk {
+
+/// Where an allocation's memory comes from.
+enum class Placement {
+  device,   ///< device-local (host-visible too on unified memory)
+  host,     ///< host memory the device reaches
+  shared,   ///< host-visible, device-local where the device has such memory
+  staging,  ///< host-visible, for copies to and from device-local memory
+};
+
+/// A buffer of `bytes` with its own memory, mapped for life when host-visible.
+/// Errc: out_of_device_memory, out_of_host_memory.
+[[nodiscard]] Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement placement) noexcept;
+
+/// Destroys `a` at once (nothing may reach it any more).
+void release(VulkanDeviceRecord& d, Allocation& a) noexcept;
+
+/// Flushes (`to_device`) or invalidates `bytes` at `offset` of host-visible, non-coherent `memory`,
+/// rounded out to nonCoherentAtomSize. Errc: out_of_host_memory, out_of_device_memory.
+[[nodiscard]] Result<void> host_sync(VulkanDeviceRecord& d, VkDeviceMemory memory, VkDeviceSize offset,
+                                     VkDeviceSize bytes, bool to_device) noexcept;
+
+/// Destroys `a` (and frees `root`, when given) once every Queue has passed what it has enqueued now.
+void retire(VulkanDeviceRecord& d, const Allocation& a, VulkanRoot* root) noexcept;
+
+/// Destroys the retired memory nothing reaches any more; `wait`: waits for all of it (context_release).
+void reap(VulkanDeviceRecord& d, bool wait) noexcept;
+
+/// Frees a root record.
+void free_root(VulkanRoot* root) noexcept;
+
+}  // namespace edgemem::backend::vk

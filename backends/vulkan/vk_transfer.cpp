@@ -1,0 +1,212 @@
+// Vulkan backend: transfers and maps on a Queue. Writes take their bytes at enqueue (vkCmdUpdateBuffer
+// for small aligned ones, else a staging copy), so an async write never waits; reads wait (the device
+// cannot write pageable memory: an async read runs at once and hands out a completed event); fills are
+// vkCmdFillBuffer where the pattern and range allow it, else copies of a staged pattern; maps of
+// host-visible memory are zero-copy, others go through staging.
+#include <cstring>
+#include <new>
+
+#include <edgemem/allocator.hpp>
+
+#include "vk_memory.hpp"
+#include "vk_submit.hpp"
+
+namespace edgemem::backend {
+
+namespace {
+
+constexpr VkDeviceSize kUpdateMax = 65536;       // vkCmdUpdateBuffer's limit
+constexpr VkDeviceSize kFillChunk = 256 * 1024;  // staged pattern for wide or unaligned fills
+constexpr std::uint32_t kRegions = 256;          // regions per vkCmdCopyBuffer
+
+VkBuffer buffer_of(const Vulkan::NativeMem& m) noexcept { return reinterpret_cast<VkBuffer>(m.buffer); }
+
+VulkanDeviceRecord& device_of(const Vulkan::NativeQueue& q) noexcept { return *q.record->device; }
+
+/// A staging buffer holding `bytes` of `src` (flushed). Errc: out_of_device_memory, out_of_host_memory.
+Result<vk::Allocation> staged_copy(VulkanDeviceRecord& d, const void* src, VkDeviceSize bytes) noexcept {
+  EDGEMEM_TRY_ASSIGN(vk::Allocation s, vk::allocate(d, bytes, vk::Placement::staging));
+  std::memcpy(s.host, src, static_cast<std::size_t>(bytes));
+  if (!s.coherent) {
+    auto flushed = vk::host_sync(d, s.memory, 0, VK_WHOLE_SIZE, true);
+    if (!flushed) {
+      vk::release(d, s);
+      return fail(flushed.error());
+    }
+  }
+  return s;
+}
+
+/// What a staged map keeps until its unmap (Mapped::state points to it).
+struct StagedMap {
+  vk::Allocation staging{};
+  VkDeviceSize offset = 0;  // in the buffer
+  bool write = false;
+};
+
+}  // namespace
+
+Result<void> Vulkan::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
+                           const CommandEvents& ev) noexcept {
+  VulkanDeviceRecord& d = device_of(q);
+  const VkDeviceSize at = mem.offset + offset;
+  auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
+    if (at % 4 == 0 && bytes % 4 == 0 && bytes <= kUpdateMax) {
+      d.fns.vkCmdUpdateBuffer(cb, buffer_of(mem), at, bytes, src);
+      return {};
+    }
+    EDGEMEM_TRY_ASSIGN(staging, staged_copy(d, src, bytes));
+    const VkBufferCopy region{0, at, bytes};
+    d.fns.vkCmdCopyBuffer(cb, staging.buffer, buffer_of(mem), 1, &region);
+    return {};
+  };
+  return vk::run(*q.record, ev, vk::recorder(record));
+}
+
+Result<void> Vulkan::read(NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,
+                          const CommandEvents& ev) noexcept {
+  VulkanDeviceRecord& d = device_of(q);
+  CommandEvents blocking = ev;
+  blocking.out = nullptr;
+  if (mem.host != nullptr) {  // host-visible: the Queue's earlier commands, then the bytes themselves
+    EDGEMEM_TRY(vk::run(*q.record, blocking));
+    if (!mem.root->coherent)
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + offset, bytes, false));
+    std::memcpy(dst, static_cast<const std::byte*>(mem.host) + offset, bytes);
+    return vk::complete_event(ev);
+  }
+  // Device-local: copied into staging this call owns, released once the bytes are out.
+  EDGEMEM_TRY_ASSIGN(vk::Allocation staging, vk::allocate(d, bytes, vk::Placement::staging));
+  auto record = [&](VkCommandBuffer cb, vk::Allocation&) -> Result<void> {
+    const VkBufferCopy region{mem.offset + offset, 0, bytes};
+    d.fns.vkCmdCopyBuffer(cb, buffer_of(mem), staging.buffer, 1, &region);
+    return {};
+  };
+  auto done = vk::run(*q.record, blocking, vk::recorder(record));
+  if (done && !staging.coherent) done = vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, false);
+  if (done) std::memcpy(dst, staging.host, bytes);
+  vk::release(d, staging);
+  EDGEMEM_TRY(done);
+  return vk::complete_event(ev);
+}
+
+Result<void> Vulkan::fill(NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes, const void* pattern,
+                          std::size_t pattern_bytes, const CommandEvents& ev) noexcept {
+  VulkanDeviceRecord& d = device_of(q);
+  const VkDeviceSize at = mem.offset + offset;
+  auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
+    if (pattern_bytes <= 4 && at % 4 == 0 && bytes % 4 == 0) {
+      std::uint32_t word = 0;
+      for (std::size_t i = 0; i < 4; i += pattern_bytes) std::memcpy(reinterpret_cast<std::byte*>(&word) + i, pattern, pattern_bytes);
+      d.fns.vkCmdFillBuffer(cb, buffer_of(mem), at, bytes, word);
+      return {};
+    }
+    // A chunk of whole patterns, copied to each part of the range (regions read one source, write
+    // disjoint bytes: no barrier between them).
+    const VkDeviceSize chunk = bytes < kFillChunk ? bytes : kFillChunk / pattern_bytes * pattern_bytes;
+    EDGEMEM_TRY_ASSIGN(staging, vk::allocate(d, chunk, vk::Placement::staging));
+    for (VkDeviceSize i = 0; i < chunk; i += pattern_bytes)
+      std::memcpy(static_cast<std::byte*>(staging.host) + i, pattern, pattern_bytes);
+    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, true));
+    VkBufferCopy regions[kRegions];
+    std::uint32_t n = 0;
+    for (VkDeviceSize done = 0; done < bytes; done += chunk) {
+      regions[n++] = VkBufferCopy{0, at + done, bytes - done < chunk ? bytes - done : chunk};
+      if (n == kRegions) {
+        d.fns.vkCmdCopyBuffer(cb, staging.buffer, buffer_of(mem), n, regions);
+        n = 0;
+      }
+    }
+    if (n != 0) d.fns.vkCmdCopyBuffer(cb, staging.buffer, buffer_of(mem), n, regions);
+    return {};
+  };
+  return vk::run(*q.record, ev, vk::recorder(record));
+}
+
+Result<void> Vulkan::copy(NativeQueue q, const NativeMem& src, const NativeMem& dst, std::size_t src_offset,
+                          std::size_t dst_offset, std::size_t bytes, const CommandEvents& ev) noexcept {
+  VulkanDeviceRecord& d = device_of(q);
+  auto record = [&](VkCommandBuffer cb, vk::Allocation&) -> Result<void> {
+    const VkBufferCopy region{src.offset + src_offset, dst.offset + dst_offset, bytes};
+    d.fns.vkCmdCopyBuffer(cb, buffer_of(src), buffer_of(dst), 1, &region);
+    return {};
+  };
+  return vk::run(*q.record, ev, vk::recorder(record));
+}
+
+Result<void> Vulkan::migrate(NativeQueue q, const NativeMem&, Migration, const CommandEvents& ev) noexcept {
+  return vk::run(*q.record, ev);  // Vulkan moves nothing (caps.migration false): an ordering point
+}
+
+Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
+                                   std::size_t bytes, const CommandEvents& ev) noexcept {
+  VulkanDeviceRecord& d = device_of(q);
+  CommandEvents blocking = ev;
+  blocking.out = nullptr;
+  if (mem.host != nullptr) {
+    EDGEMEM_TRY(vk::run(*q.record, blocking));
+    if (!mem.root->coherent && access != Access::write_discard)
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + offset, bytes, false));
+    // Odd state: a zero-copy map of non-coherent memory written by the host, flushed at unmap (bytes << 1).
+    const bool flush = !mem.root->coherent && access != Access::read;
+    return Mapped{static_cast<std::byte*>(mem.host) + offset, flush ? (static_cast<std::uintptr_t>(bytes) << 1) | 1u : 0u};
+  }
+  void* mem_state = DefaultAllocator::allocate(sizeof(StagedMap), alignof(StagedMap));
+  if (mem_state == nullptr) return fail(Errc::out_of_host_memory, "no memory for a staged Vulkan map");
+  auto* m = new (mem_state) StagedMap;
+  m->offset = mem.offset + offset;
+  m->write = access != Access::read;
+  auto drop = [&](Failure f) -> Failure {
+    vk::release(d, m->staging);
+    m->~StagedMap();
+    DefaultAllocator::deallocate(mem_state, sizeof(StagedMap), alignof(StagedMap));
+    return f;
+  };
+  auto made = vk::allocate(d, bytes, vk::Placement::staging);
+  if (!made) return drop(fail(made.error()));
+  m->staging = *made;
+  auto record = [&](VkCommandBuffer cb, vk::Allocation&) -> Result<void> {
+    const VkBufferCopy region{m->offset, 0, bytes};
+    d.fns.vkCmdCopyBuffer(cb, buffer_of(mem), m->staging.buffer, 1, &region);
+    return {};
+  };
+  auto done = access == Access::write_discard ? vk::run(*q.record, blocking) : vk::run(*q.record, blocking, vk::recorder(record));
+  if (done && !m->staging.coherent && access != Access::write_discard)
+    done = vk::host_sync(d, m->staging.memory, 0, VK_WHOLE_SIZE, false);
+  if (!done) return drop(fail(done.error()));
+  return Mapped{m->staging.host, reinterpret_cast<std::uintptr_t>(m)};
+}
+
+Result<void> Vulkan::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& ev) noexcept {
+  VulkanDeviceRecord& d = device_of(q);
+  if (mapped.state == 0 || (mapped.state & 1u) != 0) {  // zero-copy: written bytes flushed, no command needed
+    if (mapped.state != 0) {
+      const auto at = static_cast<VkDeviceSize>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host));
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + at, mapped.state >> 1, true));
+    }
+    if (ev.wait_count == 0) return vk::complete_event(ev);
+    return vk::run(*q.record, ev);
+  }
+  auto* m = reinterpret_cast<StagedMap*>(mapped.state);
+  Result<void> done{};
+  if (m->write) {  // the staging goes with the command buffer: released once the upload has run
+    auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
+      if (!m->staging.coherent) EDGEMEM_TRY(vk::host_sync(d, m->staging.memory, 0, VK_WHOLE_SIZE, true));
+      const VkBufferCopy region{0, m->offset, m->staging.bytes};
+      d.fns.vkCmdCopyBuffer(cb, m->staging.buffer, buffer_of(mem), 1, &region);
+      staging = m->staging;
+      m->staging = vk::Allocation{};
+      return {};
+    };
+    done = vk::run(*q.record, ev, vk::recorder(record));
+  } else {
+    done = ev.wait_count == 0 ? vk::complete_event(ev) : vk::run(*q.record, ev);
+  }
+  if (!done) return done;  // the mapping stays open: unmap again
+  vk::release(d, m->staging);
+  m->~StagedMap();
+  DefaultAllocator::deallocate(m, sizeof(StagedMap), alignof(StagedMap));
+  return {};
+}
+
+}  // namespace edgemem::backend
