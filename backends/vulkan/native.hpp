@@ -117,10 +117,12 @@ using NativeEvent = VulkanEvent*;
 /// Makes the next command of Queue `q` (and so every later one: queues are in order) wait until the
 /// timeline semaphore `semaphore` (a VkSemaphore of q's device) reaches `value`: a fence of another API
 /// or a signal from the host (vkSignalSemaphore). edgemem holds the command back, without submitting it,
-/// until the host sees that value, so other Queues sharing q's VkQueue are not held behind it. At most 8
-/// waits are pending at once. Errc: released (q is not an edgemem Queue's), invalid_argument (semaphore
-/// 0), out_of_host_memory (8 pending).
-[[nodiscard]] Result<void> vulkan_queue_wait(const NativeQueue& q, std::uint64_t semaphore, std::uint64_t value) noexcept;
+/// until the host sees that value, so other Queues sharing q's VkQueue are not held behind it. With
+/// `adopt`, edgemem destroys the semaphore once the command waiting for it has run (or with the context),
+/// so the caller may forget it after signalling it. At most 8 waits are pending at once. Errc: released
+/// (q is not an edgemem Queue's), invalid_argument (semaphore 0), out_of_host_memory (8 pending).
+[[nodiscard]] Result<void> vulkan_queue_wait(const NativeQueue& q, std::uint64_t semaphore, std::uint64_t value,
+                                             bool adopt = false) noexcept;
 
 /// Native sampler handle (images come with issue #33: always 0).
 using NativeSampler = std::uint32_t;

@@ -118,6 +118,13 @@ struct Wait {
   VkSemaphore semaphore = VK_NULL_HANDLE;
   std::uint64_t value = 0;
   VulkanQueueRecord* from = nullptr;
+  bool owned = false;  ///< the caller's semaphore handed to edgemem: destroyed once its batch has run
+};
+
+/// A semaphore handed to edgemem (vulkan_queue_wait's `adopt`), destroyed once `value` of its Queue has completed.
+struct Owned {
+  VkSemaphore semaphore = VK_NULL_HANDLE;
+  std::uint64_t value = 0;
 };
 
 /// A submission not yet handed to its VkQueue: it waits for a value whose signal is not submitted yet.
@@ -202,6 +209,8 @@ struct VulkanQueueRecord {
   backend::vk::Recorded* recorded = nullptr;    ///< its command buffers, free once their value completed
   std::uint32_t recorded_count = 0, recorded_room = 0;
   backend::vk::Wait extra[8];                   ///< the caller's semaphores the next batch waits for
+  backend::vk::Owned owned[16];                 ///< handed-over semaphores of submitted batches, to destroy
+  std::uint32_t owned_count = 0;
   std::uint32_t extra_count = 0;
   std::atomic<std::uint64_t> failed_from{0};    ///< the first value whose batch the driver refused (0: none)
   std::atomic<std::uint32_t> refs{0};           ///< the Queue handle's and every event's; 0: free for reuse

@@ -96,7 +96,7 @@ std::uint32_t waits_of(const Vulkan::CommandEvents& ev, Wait* out) noexcept {
   for (std::size_t i = 0; i < ev.wait_count && n < kMaxBatchWaits; ++i) {
     const VulkanEvent* e = ev.waits[i];
     if (e == nullptr || e->queue == nullptr) continue;  // complete
-    out[n++] = Wait{reinterpret_cast<VkSemaphore>(e->semaphore), e->value, e->queue};
+    out[n++] = Wait{reinterpret_cast<VkSemaphore>(e->semaphore), e->value, e->queue, false};
   }
   return n;
 }
@@ -218,6 +218,13 @@ Result<Vulkan::NativeQueue> Vulkan::queue_adopt(const NativeContext& ctx, Native
 
 void Vulkan::queue_release(NativeQueue q) noexcept {
   if (q.record == nullptr) return;
+  {  // waits no command took yet go with the Queue (a handed-over semaphore is nobody's now)
+    VulkanQueueRecord& r = *q.record;
+    std::lock_guard<std::mutex> guard(r.lock);
+    for (std::uint32_t i = 0; i < r.extra_count; ++i)
+      if (r.extra[i].owned) r.device->fns.vkDestroySemaphore(r.device->device, r.extra[i].semaphore, nullptr);
+    r.extra_count = 0;
+  }
   {
     std::lock_guard<std::mutex> list(q.record->device->lock);
     --q.record->slot->users;
@@ -250,13 +257,14 @@ void Vulkan::event_release(NativeEvent e) noexcept {
 
 }  // namespace edgemem::backend
 
-edgemem::Result<void> edgemem::vulkan_queue_wait(const NativeQueue& q, std::uint64_t semaphore, std::uint64_t value) noexcept {
+edgemem::Result<void> edgemem::vulkan_queue_wait(const NativeQueue& q, std::uint64_t semaphore, std::uint64_t value,
+                                                 bool adopt) noexcept {
   if (q.record == nullptr) return fail(Errc::released, "vulkan_queue_wait: not an edgemem Queue's native handle");
   if (semaphore == 0) return fail(Errc::invalid_argument, "vulkan_queue_wait: no semaphore");
   VulkanQueueRecord& r = *q.record;
   std::lock_guard<std::mutex> guard(r.lock);
   if (r.extra_count == sizeof r.extra / sizeof r.extra[0])
     return fail(Errc::out_of_host_memory, "vulkan_queue_wait: 8 waits are pending on this Queue already");
-  r.extra[r.extra_count++] = edgemem::backend::vk::Wait{reinterpret_cast<VkSemaphore>(semaphore), value, nullptr};
+  r.extra[r.extra_count++] = edgemem::backend::vk::Wait{reinterpret_cast<VkSemaphore>(semaphore), value, nullptr, adopt};
   return {};
 }

@@ -75,6 +75,32 @@ void settle(VulkanQueueRecord& q, std::uint64_t value, VkResult status) noexcept
   q.submitted.store(value, std::memory_order_release);
 }
 
+/// Destroys q's handed-over semaphores whose batches have completed (`all`: every one; nothing runs).
+/// Under q's lock.
+void sweep_owned(VulkanQueueRecord& q, bool all) noexcept {
+  const std::uint64_t completed = q.completed.load(std::memory_order_acquire);
+  std::uint32_t kept = 0;
+  for (std::uint32_t i = 0; i < q.owned_count; ++i) {
+    if (all || q.owned[i].value <= completed) q.device->fns.vkDestroySemaphore(q.device->device, q.owned[i].semaphore, nullptr);
+    else q.owned[kept++] = q.owned[i];
+  }
+  q.owned_count = kept;
+}
+
+/// Remembers the handed-over semaphores among `waits` of q's batch `value`, to destroy once it has run
+/// (with no room left, waits for q's earlier values first). Under q's lock.
+void keep_owned(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value) noexcept {
+  for (std::uint32_t i = 0; i < count; ++i) {
+    if (!waits[i].owned) continue;
+    if (q.owned_count == sizeof q.owned / sizeof q.owned[0]) {
+      std::uint64_t now = 0;
+      if (q.device->fns.vkGetSemaphoreCounterValue(q.device->device, q.timeline, &now) == VK_SUCCESS) note_completed(q, now);
+      sweep_owned(q, false);
+    }
+    if (q.owned_count < sizeof q.owned / sizeof q.owned[0]) q.owned[q.owned_count++] = Owned{waits[i].semaphore, value};
+  }
+}
+
 /// Submits q's held batches from the oldest while their waits are ready. Under q's lock. True when
 /// one was submitted.
 bool flush_queue(VulkanQueueRecord& q) noexcept {
@@ -86,6 +112,7 @@ bool flush_queue(VulkanQueueRecord& q) noexcept {
     for (std::uint32_t i = 0; i < b.wait_count && all; ++i) all = ready(*q.device, b.waits[i]);
     if (!all) break;
     settle(q, b.value, submit_now(q, b.waits, b.wait_count, b.value, b.cb));
+    keep_owned(q, b.waits, b.wait_count, b.value);
     progress = true;
   }
   if (done != 0) {
@@ -266,8 +293,10 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
     value = q.assigned + 1;
     bool go = q.batch_count == 0;
     for (std::uint32_t i = 0; i < n && go; ++i) go = ready(*q.device, all[i]);
+    sweep_owned(q, false);
     if (go) {
       settle(q, value, submit_now(q, all, n, value, cb));
+      keep_owned(q, all, n, value);
       submitted = true;
     } else {
       auto held = hold(q, all, n, value, cb);
@@ -332,6 +361,12 @@ Result<void> failed(const VulkanQueueRecord& q, std::uint64_t value) noexcept {
 
 void free_recorded(VulkanQueueRecord& q) noexcept {
   VulkanDeviceRecord& d = *q.device;
+  sweep_owned(q, true);
+  for (std::uint32_t i = 0; i < q.batch_count; ++i)  // held, never submitted: their handed-over semaphores too
+    for (std::uint32_t j = 0; j < q.batches[i].wait_count; ++j)
+      if (q.batches[i].waits[j].owned) d.fns.vkDestroySemaphore(d.device, q.batches[i].waits[j].semaphore, nullptr);
+  for (std::uint32_t j = 0; j < q.extra_count; ++j)
+    if (q.extra[j].owned) d.fns.vkDestroySemaphore(d.device, q.extra[j].semaphore, nullptr);
   for (std::uint32_t i = 0; i < q.recorded_count; ++i) release(d, q.recorded[i].staging);
   if (q.pool != VK_NULL_HANDLE) d.fns.vkDestroyCommandPool(d.device, q.pool, nullptr);  // frees its buffers
   if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));

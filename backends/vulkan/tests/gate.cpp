@@ -1,8 +1,8 @@
 // Gate and native queues on the Vulkan backend (gate.hpp): the Queue's next command waits for a
 // timeline semaphore of the test's that the host signals when the gate opens (vulkan_queue_wait, the
 // interop call for the caller's fences), so every later command of that Queue waits too; edgemem
-// holds those batches without submitting them, so other Queues on the same VkQueue run on. A marker
-// right after carries the wait, so the gate knows when its semaphore may go. Native queues: the
+// holds those batches without submitting them, so other Queues on the same VkQueue run on. The
+// semaphore is handed to edgemem, which destroys it once that command has run. Native queues: the
 // context's own VkQueues (Vulkan makes none later), adopted as they are. The loader is opened at run
 // time, as the backend opens it.
 #include <dlfcn.h>
@@ -44,7 +44,6 @@ Fn device_fn(VkDevice device, const char* name) {
 struct Gate::State {
   VkDevice device = VK_NULL_HANDLE;
   VkSemaphore semaphore = VK_NULL_HANDLE;
-  edgemem::Event carried;  // the marker whose batch waits for the semaphore
   std::atomic<bool> opened{false};
 };
 
@@ -66,14 +65,14 @@ edgemem::Result<Gate> Gate::hold(edgemem::Queue& q) noexcept {
     delete s;
     return fail(Errc::backend_failure, "gate: vkCreateSemaphore failed");
   }
-  auto waited = edgemem::vulkan_queue_wait(n, reinterpret_cast<std::uint64_t>(s->semaphore), 1);
-  auto carried = waited ? q.marker() : edgemem::Result<edgemem::Event>(fail(waited.error()));
-  if (!carried) {
+  // Handed to edgemem: destroyed once the command waiting for it has run, so a gate may go while a
+  // gate before it on the same Queue still holds that command back.
+  auto waited = edgemem::vulkan_queue_wait(n, reinterpret_cast<std::uint64_t>(s->semaphore), 1, true);
+  if (!waited) {
     destroy(n.device, s->semaphore, nullptr);
     delete s;
-    return fail(carried.error());
+    return fail(waited.error());
   }
-  s->carried = std::move(*carried);
   return Gate(s);
 }
 
@@ -90,9 +89,7 @@ void Gate::open() noexcept {
 
 void Gate::reset() noexcept {
   if (state_ == nullptr) return;
-  open();
-  (void)state_->carried.wait();  // the batch that waited for the semaphore has run: it may go
-  device_fn<PFN_vkDestroySemaphore>(state_->device, "vkDestroySemaphore")(state_->device, state_->semaphore, nullptr);
+  open();  // edgemem destroys the semaphore once the command that waits for it has run
   delete state_;
   state_ = nullptr;
 }
