@@ -2,7 +2,6 @@
 // DeviceInfo they report.
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <new>
 
 #include <edgemem/allocator.hpp>
@@ -172,36 +171,6 @@ void free_record(VulkanDeviceRecord* record) noexcept {
   DefaultAllocator::deallocate(record, sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
 }
 
-/// Borrowed contexts are never released (the common layer calls context_release only for a context it
-/// holds a reference to), so their records live in a fixed table, one per VkDevice, found again by
-/// every borrow of it: nothing allocated, nothing leaked.
-struct BorrowedRecords {
-  std::mutex lock;
-  VulkanDeviceRecord records[kMaxPhysical];
-  std::uint32_t used = 0;
-};
-
-/// The record of borrowed `device`. Errc: unsupported (a lookup failed, or kMaxPhysical devices are
-/// borrowed already).
-Result<VulkanDeviceRecord*> borrowed_record(const Vulkan::NativeContext& native, DeviceInfo& info) noexcept {
-  static BorrowedRecords table;
-  std::lock_guard<std::mutex> guard(table.lock);
-  for (std::uint32_t i = 0; i < table.used; ++i) {
-    if (table.records[i].device != native.device) continue;
-    DeviceInfo again{};
-    VulkanDeviceRecord facts;  // describe() writes facts of the record: the table's are set already
-    describe(native.physical, facts, again);
-    info = again;
-    return &table.records[i];
-  }
-  if (table.used == kMaxPhysical) return fail(Errc::unsupported, "Vulkan backend: too many borrowed VkDevices");
-  VulkanDeviceRecord& r = table.records[table.used];
-  EDGEMEM_TRY(vk::init_device(r, native.device, native.queue_family, native.queue_count));
-  describe(native.physical, r, info);
-  ++table.used;
-  return &r;
-}
-
 }  // namespace
 
 Result<void> Vulkan::device_census(DeviceType type, DeviceCensus& out) noexcept {
@@ -274,20 +243,17 @@ Result<Vulkan::NativeContext> Vulkan::context_adopt(const NativeContext& native,
   EDGEMEM_TRY(vk::load());
   Candidate c;
   if (!qualify(native.physical, c)) return fail(Errc::unsupported, "the adopted VkPhysicalDevice has no Vulkan 1.2 or no compute queue");
-  // A VkDevice has no reference count: retain and borrow both leave it to its maker (owned stays false).
-  VulkanDeviceRecord* record = nullptr;
-  if (mode == AdoptMode::retain) {
-    EDGEMEM_TRY_ASSIGN(record, make_record(native.device, native.queue_family, native.queue_count));
-    describe(native.physical, *record, info);
-  } else {
-    EDGEMEM_TRY_ASSIGN(record, borrowed_record(native, info));
-  }
+  // A VkDevice has no reference count: retain and borrow both leave it to its maker (owned stays false);
+  // each adopt has a record of its own (queues, memory blocks), freed by context_release.
+  (void)mode;
+  EDGEMEM_TRY_ASSIGN(VulkanDeviceRecord * record, make_record(native.device, native.queue_family, native.queue_count));
+  describe(native.physical, *record, info);
   NativeContext adopted = native;
   adopted.record = record;
   return adopted;
 }
 
-void Vulkan::context_release(NativeContext& ctx) noexcept {
+void Vulkan::context_release(NativeContext& ctx, bool) noexcept {
   if (ctx.record != nullptr) {
     const bool owned = ctx.record->owned;
     const vk::DeviceFns fns = ctx.record->fns;
