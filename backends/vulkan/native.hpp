@@ -25,6 +25,7 @@ struct VulkanSubmitLock;    // the lock every vkQueueSubmit on one VkQueue holds
 enum VulkanFeature : std::uint32_t {
   vulkan_timeline_semaphore = 1u << 0,  ///< VkPhysicalDeviceVulkan12Features::timelineSemaphore (required)
   vulkan_buffer_device_address = 1u << 1,  ///< bufferDeviceAddress
+  vulkan_external_memory_host = 1u << 2,   ///< VK_EXT_external_memory_host enabled (zero-copy Buffer::wrap)
 };
 
 /// Native context handles: the instance, physical device and device edgemem uses, with the queue
@@ -70,7 +71,7 @@ enum class VulkanMemKind : std::uint8_t {
   none,      ///< no memory
   device,    ///< a VkBuffer and its own VkDeviceMemory, not host-visible: maps are staged
   mapped,    ///< a VkBuffer and its own host-visible VkDeviceMemory, mapped for its life: maps are zero-copy
-  shadowed,  ///< a device copy of caller memory (wrap), synchronised at map and unmap
+  shadowed,  ///< a device copy of caller memory (wrap), synchronised at map and unmap (VulkanRoot::caller)
   borrowed,  ///< a VkBuffer edgemem does not own (adopted): nothing is released
 };
 
@@ -84,6 +85,7 @@ struct VulkanRoot {
   VulkanDeviceRecord* device = nullptr;      ///< the device it belongs to
   std::uint64_t bytes = 0;                   ///< size of the allocation
   bool coherent = true;                      ///< host-visible memory needing no flush or invalidate
+  void* caller = nullptr;  ///< shadowed: the caller memory of the root's first byte (NativeMem::offset 0)
 };
 
 /// Native memory handle: a range of a VkBuffer. For a descriptor, bind `buffer` at `offset`, `size` bytes.

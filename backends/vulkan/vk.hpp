@@ -177,6 +177,9 @@ struct VulkanDeviceRecord {
   VkPhysicalDeviceMemoryProperties memory{};    ///< memory types and heaps
   VkPhysicalDeviceLimits limits{};              ///< the device's limits
   bool unified = false;                         ///< every device-local memory type is host-visible
+  /// VK_EXT_external_memory_host's entry point (null: the device was made without it, wraps are shadowed).
+  PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties = nullptr;
+  VkDeviceSize host_align = 0;                  ///< minImportedHostPointerAlignment (bytes)
   std::uint32_t family = 0;                     ///< the queue family of the slots
   std::uint32_t slot_count = 0;                 ///< slots in use
   backend::vk::Slot slots[backend::vk::kMaxSlots];

@@ -50,13 +50,57 @@ Result<void> upload(VulkanDeviceRecord& d, VkBuffer dst, const void* src, VkDevi
   return vk::run(*q, Vulkan::CommandEvents{}, vk::recorder(copy));
 }
 
+/// A root over caller memory (MemDesc::use_host): imported in place where the device can
+/// (VK_EXT_external_memory_host), else a device copy of it synchronised at map and unmap (shadowed), as
+/// OpenCL's CL_MEM_USE_HOST_PTR is on a device with its own copy. Memory the process may only read is
+/// never shadowed (its maps would write into it). Errc: unsupported, out_of_device_memory,
+/// out_of_host_memory, backend_failure.
+Result<Vulkan::NativeMem> wrap_caller(VulkanDeviceRecord& d, const Vulkan::MemDesc& desc) noexcept {
+  VkDeviceSize offset = 0;
+  auto imported = vk::import_host(d, desc.use_host, desc.bytes, offset);
+  VulkanMemKind kind = VulkanMemKind::mapped;
+  if (!imported) {
+    if (imported.error().code != Errc::unsupported) return fail(imported.error());
+    if (desc.host_read_only)
+      return fail(Errc::unsupported, "read-only caller memory the device cannot import would be written at maps "
+                                     "(a device copy): ImportOptions::allow_copy copies it");
+    kind = VulkanMemKind::shadowed;
+    offset = 0;
+    imported = vk::allocate(d, desc.bytes, vk::Placement::device);
+    if (!imported) return fail(imported.error());
+    Result<void> filled{};
+    if (imported->host != nullptr) {
+      std::memcpy(imported->host, desc.use_host, desc.bytes);
+      if (!imported->coherent) filled = vk::host_sync(d, imported->memory, 0, VK_WHOLE_SIZE, true);
+    } else {
+      filled = upload(d, imported->buffer, desc.use_host, desc.bytes);
+    }
+    if (!filled) {
+      vk::release(d, *imported);
+      return fail(filled.error());
+    }
+  }
+  auto root = make_root(d, *imported, kind);
+  if (!root) {
+    vk::release(d, *imported);
+    return fail(root.error());
+  }
+  if (kind == VulkanMemKind::shadowed) (*root)->caller = desc.use_host;
+  Vulkan::NativeMem m;
+  m.buffer = reinterpret_cast<std::uint64_t>(imported->buffer);
+  m.offset = offset;
+  m.size = desc.bytes;
+  m.host = imported->host;
+  m.root = *root;
+  return m;
+}
+
 }  // namespace
 
 Result<Vulkan::NativeMem> Vulkan::mem_create(const NativeContext& ctx, const MemDesc& desc) noexcept {
-  if (desc.use_host != nullptr)
-    return fail(Errc::unsupported, "Vulkan backend: buffers over caller memory come with issue #32, step 8");
   VulkanDeviceRecord& d = *ctx.record;
   vk::reap(d, false);
+  if (desc.use_host != nullptr) return wrap_caller(d, desc);
   EDGEMEM_TRY_ASSIGN(vk::Allocation a, vk::allocate(d, desc.bytes, placement_of(desc.storage)));
   Result<void> filled{};
   if (desc.copy_from != nullptr) {
@@ -123,6 +167,8 @@ Vulkan::MemAddress Vulkan::mem_address(const NativeContext&, const NativeMem&) n
   return MemAddress{};  // exports go through a Mapping (kDLCPU of mapped memory: issue #33)
 }
 
-bool Vulkan::mem_shadowed(const NativeMem&) noexcept { return false; }
+bool Vulkan::mem_shadowed(const NativeMem& mem) noexcept {
+  return mem.root != nullptr && mem.root->kind == VulkanMemKind::shadowed;
+}
 
 }  // namespace edgemem::backend

@@ -23,7 +23,25 @@ struct Candidate {
   std::uint32_t family = 0;       // the compute family edgemem uses
   std::uint32_t queue_count = 0;  // its queues
   bool buffer_device_address = false;
+  bool host_import = false;  // VK_EXT_external_memory_host
 };
+
+/// True when `physical` offers the device extension `name` (false when the list cannot be read).
+bool has_extension(VkPhysicalDevice physical, const char* name) noexcept {
+  const vk::Loader& l = vk::loader();
+  std::uint32_t count = 0;
+  if (l.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) != VK_SUCCESS || count == 0) return false;
+  const std::size_t size = count * sizeof(VkExtensionProperties);
+  void* mem = DefaultAllocator::allocate(size, alignof(VkExtensionProperties));
+  if (mem == nullptr) return false;
+  auto* list = static_cast<VkExtensionProperties*>(mem);
+  bool found = false;
+  const VkResult r = l.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, list);
+  for (std::uint32_t i = 0; (r == VK_SUCCESS || r == VK_INCOMPLETE) && i < count && !found; ++i)
+    found = std::strcmp(list[i].extensionName, name) == 0;
+  DefaultAllocator::deallocate(mem, size, alignof(VkExtensionProperties));
+  return found;
+}
 
 bool of_type(const VkPhysicalDeviceProperties& p, DeviceType type) noexcept {
   switch (type) {
@@ -53,6 +71,7 @@ bool qualify(VkPhysicalDevice physical, Candidate& out) noexcept {
   l.vkGetPhysicalDeviceFeatures2(physical, &features);
   if (v12.timelineSemaphore != VK_TRUE) return false;
   c.buffer_device_address = v12.bufferDeviceAddress == VK_TRUE;
+  c.host_import = has_extension(physical, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
   VkQueueFamilyProperties families[kMaxFamilies];
   std::uint32_t count = kMaxFamilies;
   l.vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
@@ -100,8 +119,9 @@ std::size_t to_size(VkDeviceSize v) noexcept {
 
 std::size_t max_of(std::size_t a, std::size_t b) noexcept { return a > b ? a : b; }
 
-/// Fills `info` from `physical`, and the record's facts.
-void describe(VkPhysicalDevice physical, VulkanDeviceRecord& record, DeviceInfo& info) noexcept {
+/// Fills `info` from `physical`, and the record's facts; `host_import`: the device was made with
+/// VK_EXT_external_memory_host.
+void describe(VkPhysicalDevice physical, bool host_import, VulkanDeviceRecord& record, DeviceInfo& info) noexcept {
   const vk::Loader& l = vk::loader();
   VkPhysicalDeviceDriverProperties driver{};
   driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
@@ -111,9 +131,12 @@ void describe(VkPhysicalDevice physical, VulkanDeviceRecord& record, DeviceInfo&
   VkPhysicalDeviceMaintenance3Properties m3{};
   m3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
   m3.pNext = &id;
+  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{};
+  host.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT;
+  host.pNext = &m3;
   VkPhysicalDeviceProperties2 props{};
   props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  props.pNext = &m3;
+  props.pNext = host_import ? static_cast<void*>(&host) : static_cast<void*>(&m3);
   l.vkGetPhysicalDeviceProperties2(physical, &props);
   l.vkGetPhysicalDeviceMemoryProperties(physical, &record.memory);
   record.limits = props.properties.limits;
@@ -146,6 +169,15 @@ void describe(VkPhysicalDevice physical, VulkanDeviceRecord& record, DeviceInfo&
   record.unified = unified;
   info.caps.max_fill_pattern_bytes = 128;
   info.caps.host_access_flags = true;
+  // Queue::migrate is a placement hint Vulkan cannot take (a memory type is fixed): an ordering point, as
+  // CUDA's is for memory other than managed, so portable code runs unchanged.
+  info.caps.migration = true;
+  // Wraps: caller memory imported in place (VK_EXT_external_memory_host), else a device copy.
+  record.host_align = host.minImportedHostPointerAlignment;
+  if (host_import && record.host_align != 0)
+    record.host_pointer_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
+        l.vkGetDeviceProcAddr(record.device, "vkGetMemoryHostPointerPropertiesEXT"));
+  info.caps.caller_memory_in_place = record.host_pointer_properties != nullptr;
 }
 
 /// A new device record for `device` (queue_count queues of `family`), its entry points looked up and
@@ -208,9 +240,12 @@ Result<Vulkan::NativeContext> Vulkan::context_create(const DeviceSelector& sel, 
   v12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
   v12.timelineSemaphore = VK_TRUE;
   v12.bufferDeviceAddress = c.buffer_device_address ? VK_TRUE : VK_FALSE;
+  const char* extensions[] = {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
   VkDeviceCreateInfo device_info{};
   device_info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   device_info.pNext = &v12;
+  device_info.enabledExtensionCount = c.host_import ? 1u : 0u;
+  device_info.ppEnabledExtensionNames = extensions;
   device_info.queueCreateInfoCount = 1;
   device_info.pQueueCreateInfos = &queue_info;
   const vk::Loader& l = vk::loader();
@@ -223,14 +258,15 @@ Result<Vulkan::NativeContext> Vulkan::context_create(const DeviceSelector& sel, 
     return fail(record.error());
   }
   (*record)->owned = true;
-  describe(c.physical, **record, info);
+  describe(c.physical, c.host_import, **record, info);
   NativeContext native;
   native.instance = l.instance;
   native.physical = c.physical;
   native.device = device;
   native.queue_family = c.family;
   native.queue_count = queues;
-  native.features = vulkan_timeline_semaphore | (c.buffer_device_address ? vulkan_buffer_device_address : 0u);
+  native.features = vulkan_timeline_semaphore | (c.buffer_device_address ? vulkan_buffer_device_address : 0u) |
+                    (c.host_import ? vulkan_external_memory_host : 0u);
   native.record = *record;
   return native;
 }
@@ -247,7 +283,7 @@ Result<Vulkan::NativeContext> Vulkan::context_adopt(const NativeContext& native,
   // each adopt has a record of its own (queues, memory blocks), freed by context_release.
   (void)mode;
   EDGEMEM_TRY_ASSIGN(VulkanDeviceRecord * record, make_record(native.device, native.queue_family, native.queue_count));
-  describe(native.physical, *record, info);
+  describe(native.physical, (native.features & vulkan_external_memory_host) != 0 && c.host_import, *record, info);
   NativeContext adopted = native;
   adopted.record = record;
   return adopted;

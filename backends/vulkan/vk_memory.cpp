@@ -92,6 +92,56 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
   return a;
 }
 
+Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize bytes, VkDeviceSize& offset) noexcept {
+  if (d.host_pointer_properties == nullptr) return fail(Errc::unsupported, "the device cannot import host memory");
+  const VkDeviceSize align = d.host_align;
+  const auto first = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t base = first / align * align;
+  offset = first - base;
+  const VkDeviceSize span = (offset + bytes + align - 1) / align * align;
+  void* const base_ptr = reinterpret_cast<void*>(base);
+  constexpr auto kType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  VkMemoryHostPointerPropertiesEXT props{};
+  props.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
+  if (d.host_pointer_properties(d.device, kType, base_ptr, &props) != VK_SUCCESS || props.memoryTypeBits == 0)
+    return fail(Errc::unsupported, "the driver cannot import these host pages");
+  VkExternalMemoryBufferCreateInfo external{};
+  external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  external.handleTypes = kType;
+  VkBufferCreateInfo info{};
+  info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  info.pNext = &external;
+  info.size = span;
+  info.usage = kUsage;
+  info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  Allocation a;
+  a.bytes = span;
+  EDGEMEM_TRY(check(d.fns.vkCreateBuffer(d.device, &info, nullptr, &a.buffer)));
+  VkMemoryRequirements req{};
+  d.fns.vkGetBufferMemoryRequirements(d.device, a.buffer, &req);
+  const int type = pick_type(d.memory, req.memoryTypeBits & props.memoryTypeBits, kVisible, kCoherent | kCached, 0);
+  VkImportMemoryHostPointerInfoEXT import{};
+  import.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
+  import.handleType = kType;
+  import.pHostPointer = base_ptr;
+  VkMemoryAllocateInfo alloc{};
+  alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  alloc.pNext = &import;
+  alloc.allocationSize = span;
+  alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
+  VkResult status = type < 0 || req.size > span ? VK_ERROR_INVALID_EXTERNAL_HANDLE
+                                                : d.fns.vkAllocateMemory(d.device, &alloc, nullptr, &a.memory);
+  if (status == VK_SUCCESS) status = d.fns.vkBindBufferMemory(d.device, a.buffer, a.memory, 0);
+  if (status != VK_SUCCESS) {
+    release(d, a);
+    if (status == VK_ERROR_OUT_OF_HOST_MEMORY || status == VK_ERROR_OUT_OF_DEVICE_MEMORY) return fail_vk(status);
+    return fail(Errc::unsupported, "the driver refused to import these host pages");
+  }
+  a.host = p;
+  a.coherent = (d.memory.memoryTypes[type].propertyFlags & kCoherent) != 0;
+  return a;
+}
+
 void release(VulkanDeviceRecord& d, Allocation& a) noexcept {
   if (a.buffer != VK_NULL_HANDLE) d.fns.vkDestroyBuffer(d.device, a.buffer, nullptr);
   if (a.memory != VK_NULL_HANDLE) d.fns.vkFreeMemory(d.device, a.memory, nullptr);  // unmaps it too

@@ -37,6 +37,18 @@ Result<vk::Allocation> staged_copy(VulkanDeviceRecord& d, const void* src, VkDev
   return s;
 }
 
+// Mapped::state: a StagedMap's address (8-byte aligned), or the mapped length shifted left by 2 with
+// its low bits saying what unmap does: 0 with length 0 nothing (a zero-copy map needing no flush).
+constexpr std::uintptr_t kFlush = 1;         // zero-copy map of non-coherent memory written by the host
+constexpr std::uintptr_t kShadowRead = 2;    // the caller memory of a shadowed wrap, read
+constexpr std::uintptr_t kShadowUpload = 3;  // the caller memory of a shadowed wrap, written: uploaded
+constexpr std::uintptr_t kStateBits = 3;
+
+/// The caller memory of `mem`'s first byte, for a shadowed wrap (root or view; its root starts at offset 0).
+std::byte* caller_of(const Vulkan::NativeMem& mem) noexcept {
+  return static_cast<std::byte*>(mem.root->caller) + mem.offset;
+}
+
 /// What a staged map keeps until its unmap (Mapped::state points to it).
 struct StagedMap {
   vk::Allocation staging{};
@@ -135,7 +147,7 @@ Result<void> Vulkan::copy(NativeQueue q, const NativeMem& src, const NativeMem& 
 }
 
 Result<void> Vulkan::migrate(NativeQueue q, const NativeMem&, Migration, const CommandEvents& ev) noexcept {
-  return vk::run(*q.record, ev);  // Vulkan moves nothing (caps.migration false): an ordering point
+  return vk::run(*q.record, ev);  // Vulkan moves nothing (a memory type is fixed): an ordering point
 }
 
 Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access access, std::size_t offset,
@@ -143,13 +155,18 @@ Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access a
   VulkanDeviceRecord& d = device_of(q);
   CommandEvents blocking = ev;
   blocking.out = nullptr;
+  if (mem.root->kind == VulkanMemKind::shadowed) {  // the caller's memory is the mapping: refreshed unless discarded
+    std::byte* const host = caller_of(mem) + offset;
+    if (access == Access::write_discard) EDGEMEM_TRY(vk::run(*q.record, blocking));
+    else EDGEMEM_TRY(read(q, mem, offset, host, bytes, blocking));
+    return Mapped{host, (static_cast<std::uintptr_t>(bytes) << 2) | (access == Access::read ? kShadowRead : kShadowUpload)};
+  }
   if (mem.host != nullptr) {
     EDGEMEM_TRY(vk::run(*q.record, blocking));
     if (!mem.root->coherent && access != Access::write_discard)
       EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + offset, bytes, false));
-    // Odd state: a zero-copy map of non-coherent memory written by the host, flushed at unmap (bytes << 1).
     const bool flush = !mem.root->coherent && access != Access::read;
-    return Mapped{static_cast<std::byte*>(mem.host) + offset, flush ? (static_cast<std::uintptr_t>(bytes) << 1) | 1u : 0u};
+    return Mapped{static_cast<std::byte*>(mem.host) + offset, flush ? (static_cast<std::uintptr_t>(bytes) << 2) | kFlush : 0u};
   }
   void* mem_state = DefaultAllocator::allocate(sizeof(StagedMap), alignof(StagedMap));
   if (mem_state == nullptr) return fail(Errc::out_of_host_memory, "no memory for a staged Vulkan map");
@@ -179,10 +196,15 @@ Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access a
 
 Result<void> Vulkan::unmap(NativeQueue q, const NativeMem& mem, const Mapped& mapped, const CommandEvents& ev) noexcept {
   VulkanDeviceRecord& d = device_of(q);
-  if (mapped.state == 0 || (mapped.state & 1u) != 0) {  // zero-copy: written bytes flushed, no command needed
-    if (mapped.state != 0) {
+  const std::uintptr_t how = mapped.state & kStateBits;
+  if (how == kShadowUpload) {  // the caller's bytes, taken at enqueue (the caller may write them again at once)
+    const auto at = static_cast<std::size_t>(static_cast<std::byte*>(mapped.host) - caller_of(mem));
+    return write(q, mem, at, mapped.host, static_cast<std::size_t>(mapped.state >> 2), ev);
+  }
+  if (mapped.state == 0 || how != 0) {  // zero-copy or a shadow read: written bytes flushed, no command needed
+    if (how == kFlush) {
       const auto at = static_cast<VkDeviceSize>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host));
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + at, mapped.state >> 1, true));
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + at, mapped.state >> 2, true));
     }
     if (ev.wait_count == 0) return vk::complete_event(ev);
     return vk::run(*q.record, ev);
