@@ -170,6 +170,13 @@ void retire(VulkanDeviceRecord& d, const Allocation& a, VulkanRoot* root) noexce
     for (VulkanQueueRecord* q = d.queues; q != nullptr; q = q->next) {
       std::lock_guard<std::mutex> guard(q->lock);
       if (q->assigned <= q->completed.load(std::memory_order_acquire)) continue;
+      // The cache may lag (a blocking call's wait, another thread's): ask the semaphore once.
+      std::uint64_t now = 0;
+      if (q->submitted.load(std::memory_order_acquire) == q->assigned &&
+          d.fns.vkGetSemaphoreCounterValue(d.device, q->timeline, &now) == VK_SUCCESS) {
+        note_completed(*q, now);
+        if (q->assigned <= now) continue;
+      }
       if (pending < kOnStack) seen[pending++] = Retired::Pending{q, q->assigned};
       ++total;
     }
