@@ -93,13 +93,6 @@ inline Failure fail_vk(VkResult status) noexcept { return Failure(to_error(statu
 
 namespace edgemem {
 
-/// The lock every vkQueueSubmit on one VkQueue holds (NativeQueue::submit_lock): BasicLockable.
-struct VulkanSubmitLock {
-  std::mutex mutex;
-  void lock() { mutex.lock(); }      ///< takes it
-  void unlock() { mutex.unlock(); }  ///< gives it back
-};
-
 namespace backend::vk {
 
 constexpr std::uint32_t kMaxSlots = 8;        ///< VkQueues a device is made with, at most
