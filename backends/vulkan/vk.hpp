@@ -97,6 +97,10 @@ namespace backend::vk {
 
 constexpr std::uint32_t kMaxSlots = 8;        ///< VkQueues a device is made with, at most
 constexpr std::uint32_t kMaxBatchWaits = 72;  ///< waits of one batch: a command's (64) and a Queue's extra ones
+/// Batches of one Queue on the device at once (its ring of command buffers, made with the Queue); past
+/// that the host waits for the oldest (vk_submit.cpp, take_recorded; tests/queue_test.cpp stalls the
+/// device until a Queue has this many pending).
+constexpr std::uint32_t kRingDepth = 32;
 
 /// One VkQueue of the device and the lock its submits hold.
 struct Slot {
@@ -199,7 +203,8 @@ struct VulkanQueueRecord {
   backend::vk::Batch* batches = nullptr;        ///< held batches, oldest first (grown from DefaultAllocator)
   std::uint32_t batch_count = 0, batch_room = 0;
   VkCommandPool pool = VK_NULL_HANDLE;          ///< its command buffers' (made on the first command)
-  backend::vk::Recorded* recorded = nullptr;    ///< its command buffers, free once their value completed
+  backend::vk::Recorded* recorded = nullptr;    ///< its command buffers, free once their value completed (the ring:
+                                                ///< kRingDepth entries made with the record, more only past held batches)
   std::uint32_t recorded_count = 0, recorded_room = 0;
   backend::vk::Wait extra[8];                   ///< the caller's semaphores the next batch waits for
   backend::vk::Owned owned[16];                 ///< handed-over semaphores of submitted batches, to destroy

@@ -67,6 +67,13 @@ Result<VulkanQueueRecord*> take_queue(VulkanDeviceRecord& d, vk::Slot& slot) noe
   q->device = &d;
   q->slot = &slot;
   q->timeline = timeline;
+  auto ring = vk::make_ring(*q);  // with the Queue: its commands allocate nothing afterwards
+  if (!ring) {
+    d.fns.vkDestroySemaphore(d.device, timeline, nullptr);
+    q->~VulkanQueueRecord();
+    DefaultAllocator::deallocate(mem, sizeof(VulkanQueueRecord), alignof(VulkanQueueRecord));
+    return fail(ring.error());
+  }
   q->refs.store(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> list(d.lock);
   ++slot.users;
