@@ -120,8 +120,12 @@ Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder
     Records::give_back(record);
     return fail(value.error());
   }
+  if (ev.out == nullptr) {  // blocking: what was retired behind the work it waited for goes now
+    auto waited = wait_value(q, *value);
+    reap(*q.device, false);
+    return waited;
+  }
   reap(*q.device, false);
-  if (ev.out == nullptr) return wait_value(q, *value);
   q.refs.fetch_add(1, std::memory_order_acq_rel);
   record->queue = &q;
   record->semaphore = reinterpret_cast<std::uint64_t>(q.timeline);

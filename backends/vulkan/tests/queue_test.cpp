@@ -292,3 +292,26 @@ TEST_CASE("vulkan: a gated Queue takes any number of commands without the host w
   REQUIRE(q->read(*buf, 0, &back, sizeof back).has_value());
   CHECK(back == 300);
 }
+
+TEST_CASE("vulkan: memory released while a command uses it is freed by the Queue's finish, not by a later command") {
+  auto ctx = Context::create();
+  REQUIRE(ctx.has_value());
+  auto q = Queue::create(*ctx);
+  REQUIRE(q.has_value());
+  REQUIRE(q->finish().has_value());
+  const std::vector<unsigned char> bytes(1 << 20, 0x5a);
+  const AllocatorStats before = DefaultAllocator::stats();
+  {
+    auto buf = Buffer::create(*ctx, bytes.size());
+    REQUIRE(buf.has_value());
+    DeviceStall stall(q->native());
+    auto e = q->write_async(*buf, 1, bytes.data(), bytes.size() - 1);  // staged: unaligned
+    REQUIRE(e.has_value());
+    REQUIRE(buf->release().has_value());  // the device has not run the write: its memory is retired
+    CHECK(DefaultAllocator::stats().allocations > before.allocations);
+    stall.release();
+    REQUIRE(q->finish().has_value());  // the write has run: nothing reaches the memory any more
+    CHECK(*e->is_complete());
+  }
+  CHECK(DefaultAllocator::stats().allocations == before.allocations);
+}
