@@ -58,6 +58,16 @@ struct DeviceFns {
 /// The loaded entry points (after a successful load()).
 const Loader& loader() noexcept;
 
+/// Whether the process has begun to exit (std::exit, or a return from main) since the loader was
+/// loaded: the layers' and drivers' own destructors (the validation layer's object tables, say) may
+/// have run, so no Vulkan call is safe. A handle released from then on (a Context or Buffer held in a
+/// static made before the first Context) frees only edgemem's own records, and commands and waits answer
+/// backend_failure; the process's end takes the device's objects with it.
+bool exiting() noexcept;
+
+/// The Error of a call made while the process exits (exiting()): Errc::backend_failure.
+Failure fail_exiting() noexcept;
+
 /// `device`'s entry points, looked up into `out`. Errc: unsupported (one is missing).
 [[nodiscard]] Result<void> load_device(VkDevice device, DeviceFns& out) noexcept;
 

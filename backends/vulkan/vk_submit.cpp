@@ -151,7 +151,7 @@ Result<void> hold(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, 
 void flusher_main(VulkanDeviceRecord* d) noexcept {
   std::unique_lock<std::mutex> lock(d->lock);
   while (!d->flusher_stop) {
-    if (d->held.load(std::memory_order_acquire) == 0) {
+    if (d->held.load(std::memory_order_acquire) == 0 || exiting()) {  // exiting: no Vulkan call is safe
       d->flusher_wake.wait(lock);
       continue;
     }
@@ -284,6 +284,7 @@ Result<void> record(VulkanQueueRecord& q, Recorded& r, Recorder rec) noexcept {
 }  // namespace
 
 void flush_device(VulkanDeviceRecord& d) noexcept {
+  if (exiting()) return;
   bool progress = true;
   while (progress && d.held.load(std::memory_order_acquire) != 0) {
     progress = false;
@@ -343,6 +344,7 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
 }
 
 Result<void> wait_value(VulkanQueueRecord& q, std::uint64_t value) noexcept {
+  if (exiting()) return fail_exiting();
   VulkanDeviceRecord& d = *q.device;
   while (q.submitted.load(std::memory_order_acquire) < value) {
     flush_device(d);
@@ -363,6 +365,7 @@ Result<void> wait_value(VulkanQueueRecord& q, std::uint64_t value) noexcept {
 
 Result<bool> value_complete(VulkanQueueRecord& q, std::uint64_t value) noexcept {
   if (q.completed.load(std::memory_order_acquire) < value) {
+    if (exiting()) return fail_exiting();
     if (q.submitted.load(std::memory_order_acquire) < value) return false;
     std::uint64_t now = 0;
     EDGEMEM_TRY(check(q.device->fns.vkGetSemaphoreCounterValue(q.device->device, q.timeline, &now)));
@@ -390,6 +393,14 @@ Result<void> make_ring(VulkanQueueRecord& q) noexcept { return grow_ring(q, kRin
 
 void free_recorded(VulkanQueueRecord& q) noexcept {
   VulkanDeviceRecord& d = *q.device;
+  if (exiting()) {  // no Vulkan call is safe: only the records go (the process's end takes the objects)
+    q.owned_count = 0;
+    if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));
+    q.pool = VK_NULL_HANDLE;
+    q.recorded = nullptr;
+    q.recorded_count = q.recorded_room = 0;
+    return;
+  }
   sweep_owned(q, true);
   for (std::uint32_t i = 0; i < q.batch_count; ++i)  // held, never submitted: their handed-over semaphores too
     for (std::uint32_t j = 0; j < q.batches[i].wait_count; ++j)
