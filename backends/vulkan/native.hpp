@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 
 #include <edgemem/result.hpp>
 
@@ -19,7 +20,14 @@ namespace edgemem {
 
 struct VulkanDeviceRecord;  // the backend's per-device state (queues, pools, limits)
 struct VulkanQueueRecord;   // the backend's per-Queue state (timeline semaphore, command buffers)
-struct VulkanSubmitLock;    // the lock every vkQueueSubmit on one VkQueue holds (see NativeQueue)
+
+/// The lock every vkQueueSubmit on one VkQueue holds (NativeQueue::submit_lock): BasicLockable, so
+/// std::lock_guard<VulkanSubmitLock> works. Complete here: the caller's own submits take it too.
+struct VulkanSubmitLock {
+  std::mutex mutex;                  ///< the lock itself
+  void lock() { mutex.lock(); }      ///< takes it
+  void unlock() { mutex.unlock(); }  ///< gives it back
+};
 
 /// Device features a NativeContext says its VkDevice was made with (bits of NativeContext::features).
 enum VulkanFeature : std::uint32_t {

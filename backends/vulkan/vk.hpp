@@ -58,6 +58,16 @@ struct DeviceFns {
 /// The loaded entry points (after a successful load()).
 const Loader& loader() noexcept;
 
+/// Whether the process has begun to exit (std::exit, or a return from main) since the loader was
+/// loaded: the layers' and drivers' own destructors (the validation layer's object tables, say) may
+/// have run, so no Vulkan call is safe. A handle released from then on (a Context or Buffer held in a
+/// static made before the first Context) frees only edgemem's own records, and commands and waits answer
+/// backend_failure; the process's end takes the device's objects with it.
+bool exiting() noexcept;
+
+/// The Error of a call made while the process exits (exiting()): Errc::backend_failure.
+Failure fail_exiting() noexcept;
+
 /// `device`'s entry points, looked up into `out`. Errc: unsupported (one is missing).
 [[nodiscard]] Result<void> load_device(VkDevice device, DeviceFns& out) noexcept;
 
@@ -93,17 +103,14 @@ inline Failure fail_vk(VkResult status) noexcept { return Failure(to_error(statu
 
 namespace edgemem {
 
-/// The lock every vkQueueSubmit on one VkQueue holds (NativeQueue::submit_lock): BasicLockable.
-struct VulkanSubmitLock {
-  std::mutex mutex;
-  void lock() { mutex.lock(); }      ///< takes it
-  void unlock() { mutex.unlock(); }  ///< gives it back
-};
-
 namespace backend::vk {
 
 constexpr std::uint32_t kMaxSlots = 8;        ///< VkQueues a device is made with, at most
 constexpr std::uint32_t kMaxBatchWaits = 72;  ///< waits of one batch: a command's (64) and a Queue's extra ones
+/// Batches of one Queue on the device at once (its ring of command buffers, made with the Queue); past
+/// that the host waits for the oldest (vk_submit.cpp, take_recorded; tests/queue_test.cpp stalls the
+/// device until a Queue has this many pending).
+constexpr std::uint32_t kRingDepth = 32;
 
 /// One VkQueue of the device and the lock its submits hold.
 struct Slot {
@@ -209,7 +216,8 @@ struct VulkanQueueRecord {
   backend::vk::Batch* batches = nullptr;        ///< held batches, oldest first (grown from DefaultAllocator)
   std::uint32_t batch_count = 0, batch_room = 0;
   VkCommandPool pool = VK_NULL_HANDLE;          ///< its command buffers' (made on the first command)
-  backend::vk::Recorded* recorded = nullptr;    ///< its command buffers, free once their value completed
+  backend::vk::Recorded* recorded = nullptr;    ///< its command buffers, free once their value completed (the ring:
+                                                ///< kRingDepth entries made with the record, more only past held batches)
   std::uint32_t recorded_count = 0, recorded_room = 0;
   backend::vk::Wait extra[8];                   ///< the caller's semaphores the next batch waits for
   backend::vk::Owned owned[16];                 ///< handed-over semaphores of submitted batches, to destroy

@@ -294,7 +294,7 @@ void Vulkan::context_release(NativeContext& ctx, bool) noexcept {
     const bool owned = ctx.record->owned;
     const vk::DeviceFns fns = ctx.record->fns;
     free_record(ctx.record);  // waits for its Queues' submitted work
-    if (owned) fns.vkDestroyDevice(ctx.device, nullptr);
+    if (owned && !vk::exiting()) fns.vkDestroyDevice(ctx.device, nullptr);  // exiting: the process's end takes it
   }
   ctx = NativeContext{};
 }

@@ -2,6 +2,9 @@
 // entry points, and VkResult -> Errc.
 #include <dlfcn.h>
 
+#include <atomic>
+#include <cstdlib>
+
 #include "contract/loaded_api.hpp"
 #include "vk.hpp"
 
@@ -13,6 +16,8 @@ namespace {
 #define EDGEMEM_VK_STR_(x) EDGEMEM_VK_STR2_(x)
 
 using Loaded = contract::LoadedApi<Loader>;
+
+std::atomic<bool> g_exiting{false};  // set by the exit handler load_once registers
 
 Loaded load_once() noexcept {
   Loaded l;
@@ -56,6 +61,10 @@ Loaded load_once() noexcept {
                     "Vulkan backend: vkCreateInstance failed (no driver: Error::native holds the VkResult)"};
     return l;
   }
+  // The instance has loaded the layers and the driver, whose destructors are registered by now: an exit
+  // handler registered after them runs before them, and tells every later release to leave Vulkan alone
+  // (a static made before this, such as a Context, is destroyed after them).
+  (void)std::atexit([] { g_exiting.store(true, std::memory_order_release); });
   const VkInstance instance = l.api.instance;
 #define EDGEMEM_VK_INSTANCE_(fn) EDGEMEM_VK_LOOKUP_(fn, instance)
   EDGEMEM_VK_INSTANCE_ENTRY_POINTS(EDGEMEM_VK_INSTANCE_)
@@ -85,6 +94,12 @@ constexpr contract::ErrcOf<VkResult> kMap[] = {
 Result<const Loader*> load() noexcept { return contract::api_or_error(loaded()); }
 
 const Loader& loader() noexcept { return loaded().api; }
+
+bool exiting() noexcept { return g_exiting.load(std::memory_order_acquire); }
+
+Failure fail_exiting() noexcept {
+  return fail(Errc::backend_failure, "Vulkan backend: the process is exiting (the Vulkan layers and driver may be gone)");
+}
 
 Result<void> load_device(VkDevice device, DeviceFns& out) noexcept {
   const Loader& l = loader();

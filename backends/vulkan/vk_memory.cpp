@@ -143,6 +143,10 @@ Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize byte
 }
 
 void release(VulkanDeviceRecord& d, Allocation& a) noexcept {
+  if (exiting()) {  // no Vulkan call is safe: the process's end takes the memory
+    a = Allocation{};
+    return;
+  }
   if (a.buffer != VK_NULL_HANDLE) d.fns.vkDestroyBuffer(d.device, a.buffer, nullptr);
   if (a.memory != VK_NULL_HANDLE) d.fns.vkFreeMemory(d.device, a.memory, nullptr);  // unmaps it too
   a = Allocation{};
@@ -181,7 +185,7 @@ void retire(VulkanDeviceRecord& d, const Allocation& a, VulkanRoot* root) noexce
       ++total;
     }
   }
-  if (total == 0) {  // nothing can reach it (the common case)
+  if (total == 0 || exiting()) {  // nothing can reach it (the common case), or nothing runs any more
     Allocation copy = a;
     release(d, copy);
     if (root != nullptr) free_root(root);
@@ -205,11 +209,13 @@ void retire(VulkanDeviceRecord& d, const Allocation& a, VulkanRoot* root) noexce
 }
 
 void reap(VulkanDeviceRecord& d, bool wait) noexcept {
+  const bool driver = !exiting();  // else no Vulkan call is safe: only context_release (wait) frees the records
+  if (!driver && !wait) return;
   std::lock_guard<std::mutex> list(d.lock);
   for (Retired** at = &d.retired; *at != nullptr;) {
     Retired* r = *at;
     bool done = true;
-    for (std::uint32_t i = 0; i < r->count && done; ++i) {
+    for (std::uint32_t i = 0; i < r->count && done && driver; ++i) {
       VulkanQueueRecord& q = *r->pending[i].queue;
       const std::uint64_t v = r->pending[i].value;
       if (wait && q.submitted.load(std::memory_order_acquire) >= v) {

@@ -67,6 +67,13 @@ Result<VulkanQueueRecord*> take_queue(VulkanDeviceRecord& d, vk::Slot& slot) noe
   q->device = &d;
   q->slot = &slot;
   q->timeline = timeline;
+  auto ring = vk::make_ring(*q);  // with the Queue: its commands allocate nothing afterwards
+  if (!ring) {
+    d.fns.vkDestroySemaphore(d.device, timeline, nullptr);
+    q->~VulkanQueueRecord();
+    DefaultAllocator::deallocate(mem, sizeof(VulkanQueueRecord), alignof(VulkanQueueRecord));
+    return fail(ring.error());
+  }
   q->refs.store(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> list(d.lock);
   ++slot.users;
@@ -102,6 +109,7 @@ std::uint32_t waits_of(const Vulkan::CommandEvents& ev, Wait* out) noexcept {
 }
 
 Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder rec) noexcept {
+  if (exiting()) return fail_exiting();
   Wait waits[kMaxBatchWaits];
   const std::uint32_t n = waits_of(ev, waits);
   Vulkan::NativeEvent record = nullptr;
@@ -113,8 +121,12 @@ Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder
     Records::give_back(record);
     return fail(value.error());
   }
+  if (ev.out == nullptr) {  // blocking: what was retired behind the work it waited for goes now
+    auto waited = wait_value(q, *value);
+    reap(*q.device, false);
+    return waited;
+  }
   reap(*q.device, false);
-  if (ev.out == nullptr) return wait_value(q, *value);
   q.refs.fetch_add(1, std::memory_order_acq_rel);
   record->queue = &q;
   record->semaphore = reinterpret_cast<std::uint64_t>(q.timeline);
@@ -169,6 +181,7 @@ void drain_device(VulkanDeviceRecord& d) noexcept {
   }
   if (d.flusher.joinable()) d.flusher.join();
   reap(d, true);
+  const bool driver = !exiting();  // else no Vulkan call is safe: only the records go
   for (VulkanQueueRecord* q = d.queues; q != nullptr;) {
     VulkanQueueRecord* next = q->next;
     const std::uint64_t submitted = q->submitted.load(std::memory_order_acquire);
@@ -177,9 +190,9 @@ void drain_device(VulkanDeviceRecord& d) noexcept {
     info.semaphoreCount = 1;
     info.pSemaphores = &q->timeline;
     info.pValues = &submitted;
-    (void)d.fns.vkWaitSemaphores(d.device, &info, UINT64_MAX);  // held batches were never submitted
+    if (driver) (void)d.fns.vkWaitSemaphores(d.device, &info, UINT64_MAX);  // held batches were never submitted
     free_recorded(*q);
-    d.fns.vkDestroySemaphore(d.device, q->timeline, nullptr);
+    if (driver) d.fns.vkDestroySemaphore(d.device, q->timeline, nullptr);
     if (q->batches != nullptr) DefaultAllocator::deallocate(q->batches, sizeof(Batch) * q->batch_room, alignof(Batch));
     q->~VulkanQueueRecord();
     DefaultAllocator::deallocate(q, sizeof(VulkanQueueRecord), alignof(VulkanQueueRecord));
@@ -222,7 +235,7 @@ void Vulkan::queue_release(NativeQueue q) noexcept {
     VulkanQueueRecord& r = *q.record;
     std::lock_guard<std::mutex> guard(r.lock);
     for (std::uint32_t i = 0; i < r.extra_count; ++i)
-      if (r.extra[i].owned) r.device->fns.vkDestroySemaphore(r.device->device, r.extra[i].semaphore, nullptr);
+      if (r.extra[i].owned && !vk::exiting()) r.device->fns.vkDestroySemaphore(r.device->device, r.extra[i].semaphore, nullptr);
     r.extra_count = 0;
   }
   {

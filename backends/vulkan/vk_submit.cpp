@@ -151,7 +151,7 @@ Result<void> hold(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, 
 void flusher_main(VulkanDeviceRecord* d) noexcept {
   std::unique_lock<std::mutex> lock(d->lock);
   while (!d->flusher_stop) {
-    if (d->held.load(std::memory_order_acquire) == 0) {
+    if (d->held.load(std::memory_order_acquire) == 0 || exiting()) {  // exiting: no Vulkan call is safe
       d->flusher_wake.wait(lock);
       continue;
     }
@@ -173,12 +173,39 @@ void wake_flusher(VulkanDeviceRecord& d) noexcept {
 }
 
 
+/// Grows q's ring of command-buffer records to `room` entries. Under q's lock (or before q is shared).
+/// Errc: out_of_host_memory (nothing changed).
+Result<void> grow_ring(VulkanQueueRecord& q, std::uint32_t room) noexcept {
+  void* mem = DefaultAllocator::allocate(sizeof(Recorded) * room, alignof(Recorded));
+  if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan command buffer record");
+  auto* grown = static_cast<Recorded*>(mem);
+  for (std::uint32_t i = 0; i < q.recorded_count; ++i) new (&grown[i]) Recorded(q.recorded[i]);
+  if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));
+  q.recorded = grown;
+  q.recorded_room = room;
+  return {};
+}
+
+/// `r`'s command buffer reset and its staging released, for a new batch. Under q's lock.
+/// Errc: out_of_host_memory, out_of_device_memory.
+Result<Recorded*> reuse(VulkanQueueRecord& q, Recorded& r) noexcept {
+  EDGEMEM_TRY(check(q.device->fns.vkResetCommandBuffer(r.cb, 0)));
+  release(*q.device, r.staging);
+  return &r;
+}
+
 /// A command buffer of q free for a new batch (its value completed), reset, its staging released; or a
-/// new one. Under q's lock. Errc: out_of_host_memory, out_of_device_memory.
+/// new one while the ring has room. With kRingDepth batches of q pending, the host waits for the
+/// oldest when it is submitted (it and everything it waits for are on the device already: nothing
+/// but the device's progress is waited for); the ring grows only past batches that are held (a gate:
+/// the host never waits for those). So a Queue the device keeps up with allocates nothing after it is
+/// made, however far the host runs ahead. Under q's lock. Errc: out_of_host_memory,
+/// out_of_device_memory, backend_failure (the device was lost).
 Result<Recorded*> take_recorded(VulkanQueueRecord& q) noexcept {
   VulkanDeviceRecord& d = *q.device;
   std::uint64_t completed = q.completed.load(std::memory_order_acquire);
   bool refreshed = false;
+  Recorded* oldest = nullptr;
   for (std::uint32_t i = 0; i < q.recorded_count; ++i) {
     Recorded& r = q.recorded[i];
     if (r.value > completed && !refreshed) {
@@ -189,10 +216,19 @@ Result<Recorded*> take_recorded(VulkanQueueRecord& q) noexcept {
         completed = q.completed.load(std::memory_order_acquire);
       }
     }
-    if (r.value > completed) continue;
-    EDGEMEM_TRY(check(d.fns.vkResetCommandBuffer(r.cb, 0)));
-    release(d, r.staging);
-    return &r;
+    if (r.value <= completed) return reuse(q, r);
+    if (oldest == nullptr || r.value < oldest->value) oldest = &r;
+  }
+  if (q.recorded_count == q.recorded_room && oldest != nullptr &&
+      oldest->value <= q.submitted.load(std::memory_order_acquire)) {
+    VkSemaphoreWaitInfo info{};
+    info.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO;
+    info.semaphoreCount = 1;
+    info.pSemaphores = &q.timeline;
+    info.pValues = &oldest->value;
+    EDGEMEM_TRY(check(d.fns.vkWaitSemaphores(d.device, &info, UINT64_MAX)));
+    note_completed(q, oldest->value);
+    return reuse(q, *oldest);
   }
   if (q.pool == VK_NULL_HANDLE) {
     VkCommandPoolCreateInfo info{};
@@ -201,16 +237,7 @@ Result<Recorded*> take_recorded(VulkanQueueRecord& q) noexcept {
     info.queueFamilyIndex = d.family;
     EDGEMEM_TRY(check(d.fns.vkCreateCommandPool(d.device, &info, nullptr, &q.pool)));
   }
-  if (q.recorded_count == q.recorded_room) {
-    const std::uint32_t room = q.recorded_room == 0 ? 8 : q.recorded_room * 2;
-    void* mem = DefaultAllocator::allocate(sizeof(Recorded) * room, alignof(Recorded));
-    if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan command buffer record");
-    auto* grown = static_cast<Recorded*>(mem);
-    for (std::uint32_t i = 0; i < q.recorded_count; ++i) new (&grown[i]) Recorded(q.recorded[i]);
-    if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));
-    q.recorded = grown;
-    q.recorded_room = room;
-  }
+  if (q.recorded_count == q.recorded_room) EDGEMEM_TRY(grow_ring(q, q.recorded_room == 0 ? kRingDepth : q.recorded_room * 2));
   VkCommandBufferAllocateInfo info{};
   info.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
   info.commandPool = q.pool;
@@ -257,6 +284,7 @@ Result<void> record(VulkanQueueRecord& q, Recorded& r, Recorder rec) noexcept {
 }  // namespace
 
 void flush_device(VulkanDeviceRecord& d) noexcept {
+  if (exiting()) return;
   bool progress = true;
   while (progress && d.held.load(std::memory_order_acquire) != 0) {
     progress = false;
@@ -316,6 +344,7 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
 }
 
 Result<void> wait_value(VulkanQueueRecord& q, std::uint64_t value) noexcept {
+  if (exiting()) return fail_exiting();
   VulkanDeviceRecord& d = *q.device;
   while (q.submitted.load(std::memory_order_acquire) < value) {
     flush_device(d);
@@ -336,6 +365,7 @@ Result<void> wait_value(VulkanQueueRecord& q, std::uint64_t value) noexcept {
 
 Result<bool> value_complete(VulkanQueueRecord& q, std::uint64_t value) noexcept {
   if (q.completed.load(std::memory_order_acquire) < value) {
+    if (exiting()) return fail_exiting();
     if (q.submitted.load(std::memory_order_acquire) < value) return false;
     std::uint64_t now = 0;
     EDGEMEM_TRY(check(q.device->fns.vkGetSemaphoreCounterValue(q.device->device, q.timeline, &now)));
@@ -359,8 +389,18 @@ Result<void> failed(const VulkanQueueRecord& q, std::uint64_t value) noexcept {
   return {};
 }
 
+Result<void> make_ring(VulkanQueueRecord& q) noexcept { return grow_ring(q, kRingDepth); }
+
 void free_recorded(VulkanQueueRecord& q) noexcept {
   VulkanDeviceRecord& d = *q.device;
+  if (exiting()) {  // no Vulkan call is safe: only the records go (the process's end takes the objects)
+    q.owned_count = 0;
+    if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));
+    q.pool = VK_NULL_HANDLE;
+    q.recorded = nullptr;
+    q.recorded_count = q.recorded_room = 0;
+    return;
+  }
   sweep_owned(q, true);
   for (std::uint32_t i = 0; i < q.batch_count; ++i)  // held, never submitted: their handed-over semaphores too
     for (std::uint32_t j = 0; j < q.batches[i].wait_count; ++j)

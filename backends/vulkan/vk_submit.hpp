@@ -42,6 +42,10 @@ std::uint32_t waits_of(const Vulkan::CommandEvents& ev, Wait* out) noexcept;
 /// Errc: out_of_host_memory, out_of_device_memory.
 [[nodiscard]] Result<VulkanQueueRecord*> internal_queue(VulkanDeviceRecord& d) noexcept;
 
+/// Gives a new Queue record `q` its ring of kRingDepth command-buffer records, so that a Queue allocates
+/// nothing for its commands after it is made (take_recorded). Errc: out_of_host_memory (nothing changed).
+[[nodiscard]] Result<void> make_ring(VulkanQueueRecord& q) noexcept;
+
 /// Frees q's command buffers and their staging (drain_device; nothing of q runs any more).
 void free_recorded(VulkanQueueRecord& q) noexcept;
 
