@@ -6,7 +6,7 @@
 
 #include <edgemem/allocator.hpp>
 
-#include "vk.hpp"
+#include "vk_submit.hpp"
 
 namespace edgemem::backend {
 
@@ -180,8 +180,17 @@ void describe(VkPhysicalDevice physical, bool host_import, VulkanDeviceRecord& r
   info.caps.caller_memory_in_place = record.host_pointer_properties != nullptr;
 }
 
-/// A new device record for `device` (queue_count queues of `family`), its entry points looked up and
-/// the event records pooled. Errc: out_of_host_memory, unsupported.
+void free_record(VulkanDeviceRecord* record) noexcept {
+  vk::drain_device(*record);
+  vk::drain_events();
+  record->~VulkanDeviceRecord();
+  DefaultAllocator::deallocate(record, sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
+}
+
+/// A new device record for `device` (queue_count queues of `family`), its entry points looked up, the
+/// event records pooled and its internal Queue made (initial contents and wraps' copies upload through
+/// it: made now, it is no allocation of the first such buffer). Errc: out_of_host_memory,
+/// out_of_device_memory, unsupported.
 Result<VulkanDeviceRecord*> make_record(VkDevice device, std::uint32_t family, std::uint32_t queue_count) noexcept {
   void* mem = DefaultAllocator::allocate(sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
   if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan device record");
@@ -193,14 +202,12 @@ Result<VulkanDeviceRecord*> make_record(VkDevice device, std::uint32_t family, s
     DefaultAllocator::deallocate(mem, sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
     return fail(ready.error());
   }
+  auto internal = vk::internal_queue(*record);
+  if (!internal) {
+    free_record(record);
+    return fail(internal.error());
+  }
   return record;
-}
-
-void free_record(VulkanDeviceRecord* record) noexcept {
-  vk::drain_device(*record);
-  vk::drain_events();
-  record->~VulkanDeviceRecord();
-  DefaultAllocator::deallocate(record, sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));
 }
 
 }  // namespace

@@ -194,8 +194,16 @@ void retire(VulkanDeviceRecord& d, const Allocation& a, VulkanRoot* root) noexce
   const std::size_t size = sizeof(Retired) + (pending - 1) * sizeof(Retired::Pending);
   void* mem = total == pending ? DefaultAllocator::allocate(size, alignof(Retired)) : nullptr;
   if (mem == nullptr) {  // no memory to remember it (or past kOnStack Queues): the host waits for them
-    for (std::uint32_t i = 0; i < pending; ++i) (void)wait_value(*seen[i].queue, seen[i].value);
-    retire(d, a, root);  // the rest, if there were more
+    bool waited = true;
+    for (std::uint32_t i = 0; i < pending; ++i) waited = wait_value(*seen[i].queue, seen[i].value).has_value() && waited;
+    if (waited && total > pending) {
+      retire(d, a, root);  // the rest (each round waits for up to kOnStack more Queues)
+      return;
+    }
+    // Done, or a wait failed (the device is lost: nothing of it runs any more): freed now.
+    Allocation copy = a;
+    release(d, copy);
+    if (root != nullptr) free_root(root);
     return;
   }
   auto* r = new (mem) Retired;
