@@ -8,11 +8,12 @@ vulkan_env() {
     LP_NUM_THREADS=2 "$@"
 }
 
-# Everything but the benchmarks, built with -Werror, every suite on lavapipe under the validation layer
+# The library, tests and tools (no benchmarks or examples), built with -Werror, every suite on lavapipe under the validation layer
 # (the conformance suite unchanged, the fuzz corpora compared with the host model, IPC, threads); a
 # validation message fails the run.
 backend_ci_vulkan() {
-  vulkan_env build_and_test_suites build-test-vulkan "" -Dmemory_backend=vulkan -Dlive_counters=true -Dbench=disabled
+  vulkan_env build_and_test_suites build-test-vulkan "" -Dmemory_backend=vulkan -Dlive_counters=true -Dbench=disabled \
+    -Dexamples=disabled
   if grep -q "Validation Error" build-test-vulkan/meson-logs/testlog.txt; then
     echo "build-test-vulkan: the validation layer reported errors (build-test-vulkan/meson-logs/testlog.txt)" >&2
     return 1

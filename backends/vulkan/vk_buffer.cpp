@@ -61,7 +61,7 @@ Result<Vulkan::NativeMem> wrap_caller(VulkanDeviceRecord& d, const Vulkan::MemDe
   VulkanMemKind kind = VulkanMemKind::mapped;
   if (!imported) {
     if (imported.error().code != Errc::unsupported) return fail(imported.error());
-    if (desc.host_read_only)
+    if (desc.host_read_only)  // (NVIDIA imports no PROT_READ pages)
       return fail(Errc::unsupported, "read-only caller memory the device cannot import would be written at maps "
                                      "(a device copy): ImportOptions::allow_copy copies it");
     kind = VulkanMemKind::shadowed;

@@ -133,8 +133,7 @@ Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize byte
                                                 : d.fns.vkAllocateMemory(d.device, &alloc, nullptr, &a.memory);
   if (status == VK_SUCCESS) status = d.fns.vkBindBufferMemory(d.device, a.buffer, a.memory, 0);
   if (status != VK_SUCCESS) {
-    release(d, a);
-    if (status == VK_ERROR_OUT_OF_HOST_MEMORY || status == VK_ERROR_OUT_OF_DEVICE_MEMORY) return fail_vk(status);
+    release(d, a);  // (NVIDIA answers out of device memory for pages the process may only read)
     return fail(Errc::unsupported, "the driver refused to import these host pages");
   }
   a.host = p;

@@ -20,7 +20,7 @@ enum class Placement {
 /// A buffer over `bytes` of caller memory at `p`, imported in place (VK_EXT_external_memory_host): the
 /// import covers the whole host_align-aligned pages around them, so the bytes start `offset` into the
 /// buffer; `a.host` is `p`. Errc: unsupported (the device cannot import, or the driver refused these
-/// pages: the caller then keeps a copy), out_of_device_memory, out_of_host_memory.
+/// pages, whatever its answer: the caller then keeps a copy), out_of_host_memory.
 [[nodiscard]] Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize bytes, VkDeviceSize& offset) noexcept;
 
 /// Destroys `a` at once (nothing may reach it any more).
