@@ -94,6 +94,10 @@ struct VulkanRoot {
   std::uint64_t bytes = 0;                   ///< size of the allocation
   bool coherent = true;                      ///< host-visible memory needing no flush or invalidate
   void* caller = nullptr;  ///< shadowed: the caller memory of the root's first byte (NativeMem::offset 0)
+  bool device_read_only = false;  ///< made MemFlags::read_only: kernels only read it
+  /// A shadow some edgemem command has written (write, fill, copy, rects, unmap): its maps refresh the
+  /// caller memory; one made MemFlags::read_only and never written equals it (the pages may be PROT_READ).
+  std::atomic<bool> shadow_written{false};
 };
 
 /// Native memory handle: a range of a VkBuffer. For a descriptor, bind `buffer` at `offset`, `size` bytes.

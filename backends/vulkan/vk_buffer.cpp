@@ -86,6 +86,7 @@ Result<Vulkan::NativeMem> wrap_caller(VulkanDeviceRecord& d, const Vulkan::MemDe
     return fail(root.error());
   }
   if (kind == VulkanMemKind::shadowed) (*root)->caller = desc.use_host;
+  (*root)->device_read_only = has(desc.flags, MemFlags::read_only);
   Vulkan::NativeMem m;
   m.buffer = reinterpret_cast<std::uint64_t>(imported->buffer);
   m.offset = offset;

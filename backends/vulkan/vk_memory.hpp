@@ -23,6 +23,11 @@ enum class Placement {
 /// pages, whatever its answer: the caller then keeps a copy), out_of_host_memory.
 [[nodiscard]] Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize bytes, VkDeviceSize& offset) noexcept;
 
+/// Notes that a command writes `m`'s bytes (a shadow's maps then refresh the caller memory).
+inline void note_written(const Vulkan::NativeMem& m) noexcept {
+  if (m.root != nullptr && m.root->kind == VulkanMemKind::shadowed) m.root->shadow_written.store(true, std::memory_order_relaxed);
+}
+
 /// Destroys `a` at once (nothing may reach it any more).
 void release(VulkanDeviceRecord& d, Allocation& a) noexcept;
 

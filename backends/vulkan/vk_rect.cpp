@@ -41,6 +41,7 @@ VkBuffer buffer_of(const Vulkan::NativeMem& m) noexcept { return reinterpret_cas
 
 Result<void> Vulkan::write_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, const void* src,
                                 const CommandEvents& ev) noexcept {
+  vk::note_written(mem);
   VulkanDeviceRecord& d = *q.record->device;
   const Extent3& r = rect.region;
   const std::size_t packed = r.x * r.y * r.z;
@@ -87,6 +88,7 @@ Result<void> Vulkan::read_rect(NativeQueue q, const NativeMem& mem, const Rect& 
 
 Result<void> Vulkan::copy_rect(NativeQueue q, const NativeMem& src, const NativeMem& dst, const CopyRect& rect,
                                const CommandEvents& ev) noexcept {
+  vk::note_written(dst);
   VulkanDeviceRecord& d = *q.record->device;
   auto record = [&](VkCommandBuffer cb, vk::Allocation&) -> Result<void> {
     copy_rows(d.fns, cb, buffer_of(src), buffer_of(dst), rect.region,

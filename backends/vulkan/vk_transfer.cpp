@@ -60,6 +60,7 @@ struct StagedMap {
 
 Result<void> Vulkan::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                            const CommandEvents& ev) noexcept {
+  vk::note_written(mem);
   VulkanDeviceRecord& d = device_of(q);
   const VkDeviceSize at = mem.offset + offset;
   auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
@@ -104,6 +105,7 @@ Result<void> Vulkan::read(NativeQueue q, const NativeMem& mem, std::size_t offse
 
 Result<void> Vulkan::fill(NativeQueue q, const NativeMem& mem, std::size_t offset, std::size_t bytes, const void* pattern,
                           std::size_t pattern_bytes, const CommandEvents& ev) noexcept {
+  vk::note_written(mem);
   VulkanDeviceRecord& d = device_of(q);
   const VkDeviceSize at = mem.offset + offset;
   auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
@@ -137,6 +139,7 @@ Result<void> Vulkan::fill(NativeQueue q, const NativeMem& mem, std::size_t offse
 
 Result<void> Vulkan::copy(NativeQueue q, const NativeMem& src, const NativeMem& dst, std::size_t src_offset,
                           std::size_t dst_offset, std::size_t bytes, const CommandEvents& ev) noexcept {
+  vk::note_written(dst);
   VulkanDeviceRecord& d = device_of(q);
   auto record = [&](VkCommandBuffer cb, vk::Allocation&) -> Result<void> {
     const VkBufferCopy region{src.offset + src_offset, dst.offset + dst_offset, bytes};
@@ -157,7 +160,10 @@ Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access a
   blocking.out = nullptr;
   if (mem.root->kind == VulkanMemKind::shadowed) {  // the caller's memory is the mapping: refreshed unless discarded
     std::byte* const host = caller_of(mem) + offset;
-    if (access == Access::write_discard) EDGEMEM_TRY(vk::run(*q.record, blocking));
+    // A copy no kernel writes and no command has written equals the caller's bytes: nothing to refresh
+    // (and the caller's pages may be PROT_READ: a wrap of read-only memory made MemFlags::read_only).
+    const bool same = mem.root->device_read_only && !mem.root->shadow_written.load(std::memory_order_relaxed);
+    if (access == Access::write_discard || same) EDGEMEM_TRY(vk::run(*q.record, blocking));
     else EDGEMEM_TRY(read(q, mem, offset, host, bytes, blocking));
     return Mapped{host, (static_cast<std::uintptr_t>(bytes) << 2) | (access == Access::read ? kShadowRead : kShadowUpload)};
   }
