@@ -45,7 +45,10 @@ Result<void> begin(QueueNode* q, const MemNode* n, Access access) noexcept {
     }
     if (sync.wait_count == 0) return {};  // nothing of another queue reaches it: no marker needed
     sync.waits = natives;
+    Backend::NativeEvent marked{};  // not waited for: the host goes on, this queue's later commands wait
+    sync.out = &marked;
     EDGEMEM_TRY(Backend::marker(q->native, sync));
+    Backend::event_release(marked);
   } else if (imported) {
     EDGEMEM_TRY(detail::hold_import(q->native, q->serial, n, nullptr, 0));
   }

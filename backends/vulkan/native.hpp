@@ -15,6 +15,7 @@ struct VkInstance_T;
 struct VkPhysicalDevice_T;
 struct VkDevice_T;
 struct VkQueue_T;
+struct VkCommandBuffer_T;
 
 namespace edgemem {
 
@@ -56,8 +57,9 @@ struct NativeContext {
 };
 
 /// Native queue handles. Several edgemem Queues may share one VkQueue: each has its own timeline
-/// semaphore. Whoever submits to `queue` besides edgemem (your dispatches between begin_native and
-/// end_native) must hold `submit_lock` around vkQueueSubmit (a VkQueue is externally synchronized).
+/// semaphore. Submit your dispatches between begin_native and end_native with vulkan_queue_submit, which
+/// keeps them in the Queue's order; any other vkQueueSubmit of yours on `queue` must hold `submit_lock`
+/// (a VkQueue is externally synchronized) and is ordered only after what edgemem has submitted so far.
 struct NativeQueue {
   VkQueue_T* queue = nullptr;              ///< VkQueue
   VkDevice_T* device = nullptr;            ///< VkDevice of the queue
@@ -137,6 +139,19 @@ using NativeEvent = VulkanEvent*;
 /// (q is not an edgemem Queue's), invalid_argument (semaphore 0), out_of_host_memory (8 pending).
 [[nodiscard]] Result<void> vulkan_queue_wait(const NativeQueue& q, std::uint64_t semaphore, std::uint64_t value,
                                              bool adopt = false) noexcept;
+
+/// Submits the caller's own recorded command buffer `cb` (a dispatch between Queue::begin_native and
+/// end_native) as the next command of Queue `q`, in q's order: after every command enqueued on q before
+/// it, held ones included (a Queue waiting, through vulkan_queue_wait or another Queue, for a value whose
+/// signal is not submitted yet holds its later commands back; a vkQueueSubmit of your own on
+/// NativeQueue::queue would overtake them), and before every later one. Returns the value of q's timeline
+/// semaphore (NativeQueue::timeline) that signals when `cb` has run: keep `cb` (and what it uses) until
+/// then. Record your own barriers in `cb` (edgemem's commands end with one that makes their writes
+/// visible to every later stage, and begin with one that waits for every earlier command on the VkQueue).
+/// Errc: released (q is not an edgemem Queue's), invalid_argument (cb null), out_of_host_memory (q holds
+/// commands and no memory was left to hold this one; nothing was submitted). A refusal of the driver shows
+/// when the value is waited for (backend_failure).
+[[nodiscard]] Result<std::uint64_t> vulkan_queue_submit(const NativeQueue& q, VkCommandBuffer_T* cb) noexcept;
 
 /// Native sampler handle (images come with issue #33: always 0).
 using NativeSampler = std::uint32_t;

@@ -144,6 +144,16 @@ struct Batch {
   Wait waits[kMaxBatchWaits];
 };
 
+/// An async read's bytes, copied from its staging to the caller's memory by the thread that first sees
+/// its batch complete (note_completed), before any thread can see that.
+struct ReadBack {
+  std::uint64_t value = 0;                 ///< the batch that copies the bytes into the staging
+  const void* from = nullptr;              ///< the staging's host address
+  void* to = nullptr;                      ///< the caller's memory
+  std::size_t bytes = 0;                   ///< how many
+  VkDeviceMemory memory = VK_NULL_HANDLE;  ///< the staging's memory, invalidated first (null: coherent)
+};
+
 /// A buffer with its own memory, host-visible (staging) or not.
 struct Allocation {
   VkBuffer buffer = VK_NULL_HANDLE;
@@ -193,6 +203,7 @@ struct VulkanDeviceRecord {
   std::mutex lock;                              ///< guards `queues`, the slots' users, the flusher's state
   VulkanQueueRecord* queues = nullptr;          ///< every Queue record of the device (live or free), linked
   std::atomic<std::uint32_t> held{0};           ///< batches held by its Queues
+  std::atomic<std::uint32_t> pending_reads{0};  ///< async reads of its Queues whose bytes are not out yet
   std::condition_variable progress;             ///< notified when held batches are submitted
   std::condition_variable flusher_wake;         ///< wakes the flusher (a batch is held, or stop)
   std::thread flusher;                          ///< submits held batches the host's signals unblock
@@ -212,7 +223,10 @@ struct VulkanQueueRecord {
   std::mutex lock;                              ///< guards assigned, the batches and the extra waits
   std::uint64_t assigned = 0;                   ///< the last value given to a batch
   std::atomic<std::uint64_t> submitted{0};      ///< the last value handed to vkQueueSubmit
-  std::atomic<std::uint64_t> completed{0};      ///< the last value seen complete (a cache)
+  std::atomic<std::uint64_t> completed{0};      ///< the last value seen complete (a cache), raised after its reads' bytes are out
+  std::mutex deliver_lock;                      ///< guards `reads`; held while `completed` rises past a read
+  backend::vk::ReadBack* reads = nullptr;       ///< async reads whose bytes are not out yet, by value (grown from DefaultAllocator)
+  std::uint32_t read_count = 0, read_room = 0;
   backend::vk::Batch* batches = nullptr;        ///< held batches, oldest first (grown from DefaultAllocator)
   std::uint32_t batch_count = 0, batch_room = 0;
   VkCommandPool pool = VK_NULL_HANDLE;          ///< its command buffers' (made on the first command)

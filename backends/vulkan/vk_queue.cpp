@@ -281,3 +281,9 @@ edgemem::Result<void> edgemem::vulkan_queue_wait(const NativeQueue& q, std::uint
   r.extra[r.extra_count++] = edgemem::backend::vk::Wait{reinterpret_cast<VkSemaphore>(semaphore), value, nullptr, adopt};
   return {};
 }
+
+edgemem::Result<std::uint64_t> edgemem::vulkan_queue_submit(const NativeQueue& q, VkCommandBuffer_T* cb) noexcept {
+  if (q.record == nullptr) return fail(Errc::released, "vulkan_queue_submit: not an edgemem Queue's native handle");
+  if (cb == nullptr) return fail(Errc::invalid_argument, "vulkan_queue_submit: no command buffer");
+  return edgemem::backend::vk::submit_external(*q.record, cb);
+}

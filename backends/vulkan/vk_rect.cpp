@@ -41,10 +41,11 @@ VkBuffer buffer_of(const Vulkan::NativeMem& m) noexcept { return reinterpret_cas
 
 Result<void> Vulkan::write_rect(NativeQueue q, const NativeMem& mem, const Rect& rect, const void* src,
                                 const CommandEvents& ev) noexcept {
-  vk::note_written(mem);
   VulkanDeviceRecord& d = *q.record->device;
   const Extent3& r = rect.region;
   const std::size_t packed = r.x * r.y * r.z;
+  EDGEMEM_TRY(vk::await_reads_into(d, src, row_offset(rect.host, r.y - 1, r.z - 1) + r.x));  // copied now
+  vk::note_written(mem);
   auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
     EDGEMEM_TRY_ASSIGN(staging, vk::allocate(d, packed, vk::Placement::staging));
     auto* out = static_cast<std::byte*>(staging.host);

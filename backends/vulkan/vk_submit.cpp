@@ -297,7 +297,11 @@ void flush_device(VulkanDeviceRecord& d) noexcept {
   d.progress.notify_all();
 }
 
-Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, Recorder rec) noexcept {
+namespace {
+
+/// submit() and submit_external(): the batch of `external` (the caller's) or of what `rec` records.
+Result<std::uint64_t> submit_batch(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, Recorder rec,
+                                   VkCommandBuffer external) noexcept {
   Wait all[kMaxBatchWaits];
   std::uint32_t n = 0;
   bool submitted = false;
@@ -311,7 +315,7 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
       if (w.from != nullptr && w.from->completed.load(std::memory_order_acquire) >= w.value) continue;
       all[n++] = w;
     }
-    VkCommandBuffer cb = VK_NULL_HANDLE;
+    VkCommandBuffer cb = external;
     Recorded* r = nullptr;
     if (rec.record != nullptr) {
       EDGEMEM_TRY_ASSIGN(r, take_recorded(q));
@@ -319,6 +323,15 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
       cb = r->cb;
     }
     value = q.assigned + 1;
+    if (rec.read_to != nullptr) {  // known before any thread can see `value` complete
+      const ReadBack back{value, r->staging.host, rec.read_to, rec.read_bytes,
+                          r->staging.coherent ? VK_NULL_HANDLE : r->staging.memory};
+      auto added = add_read(q, back);
+      if (!added) {
+        release(*q.device, r->staging);
+        return fail(added.error());
+      }
+    }
     bool go = q.batch_count == 0;
     for (std::uint32_t i = 0; i < n && go; ++i) go = ready(*q.device, all[i]);
     sweep_owned(q, false);
@@ -329,6 +342,7 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
     } else {
       auto held = hold(q, all, n, value, cb);
       if (!held) {
+        if (rec.read_to != nullptr) drop_last_read(q);
         if (r != nullptr) release(*q.device, r->staging);
         return fail(held.error());
       }
@@ -341,6 +355,16 @@ Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint3
   if (!submitted) wake_flusher(d);
   else if (d.held.load(std::memory_order_acquire) != 0) flush_device(d);  // it may unblock others
   return value;
+}
+
+}  // namespace
+
+Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, Recorder rec) noexcept {
+  return submit_batch(q, waits, count, rec, VK_NULL_HANDLE);
+}
+
+Result<std::uint64_t> submit_external(VulkanQueueRecord& q, VkCommandBuffer cb) noexcept {
+  return submit_batch(q, nullptr, 0, Recorder{}, cb);
 }
 
 Result<void> wait_value(VulkanQueueRecord& q, std::uint64_t value) noexcept {
@@ -376,12 +400,6 @@ Result<bool> value_complete(VulkanQueueRecord& q, std::uint64_t value) noexcept 
   return true;
 }
 
-void note_completed(VulkanQueueRecord& q, std::uint64_t value) noexcept {
-  std::uint64_t seen = q.completed.load(std::memory_order_relaxed);
-  while (seen < value && !q.completed.compare_exchange_weak(seen, value, std::memory_order_acq_rel)) {
-  }
-}
-
 Result<void> failed(const VulkanQueueRecord& q, std::uint64_t value) noexcept {
   const std::uint64_t from = q.failed_from.load(std::memory_order_acquire);
   if (from != 0 && value >= from)
@@ -389,10 +407,16 @@ Result<void> failed(const VulkanQueueRecord& q, std::uint64_t value) noexcept {
   return {};
 }
 
-Result<void> make_ring(VulkanQueueRecord& q) noexcept { return grow_ring(q, kRingDepth); }
+Result<void> make_ring(VulkanQueueRecord& q) noexcept {
+  EDGEMEM_TRY(grow_reads(q, kRingDepth));
+  auto ring = grow_ring(q, kRingDepth);
+  if (!ring) finish_reads(q, 0);  // frees the reads' room again
+  return ring;
+}
 
 void free_recorded(VulkanQueueRecord& q) noexcept {
   VulkanDeviceRecord& d = *q.device;
+  finish_reads(q, q.submitted.load(std::memory_order_acquire));
   if (exiting()) {  // no Vulkan call is safe: only the records go (the process's end takes the objects)
     q.owned_count = 0;
     if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));

@@ -9,6 +9,8 @@ namespace edgemem::backend::vk {
 struct Recorder {
   void* context = nullptr;
   Result<void> (*record)(void* context, VkCommandBuffer cb, Allocation& staging) = nullptr;
+  void* read_to = nullptr;     ///< an async read: where the first `read_bytes` of `staging` go once the batch ran
+  std::size_t read_bytes = 0;  ///< with read_to
 };
 
 /// A Recorder calling `f(cb, staging)`.
@@ -26,6 +28,10 @@ Recorder recorder(F& f) noexcept {
 /// the value's waits (backend_failure).
 [[nodiscard]] Result<std::uint64_t> submit(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count,
                                            Recorder rec = {}) noexcept;
+
+/// A batch on `q` of the caller's own recorded command buffer `cb` (vulkan_queue_submit): in q's order as
+/// submit()'s are, signalling q's next value, which it returns. Errc: out_of_host_memory (nothing changed).
+[[nodiscard]] Result<std::uint64_t> submit_external(VulkanQueueRecord& q, VkCommandBuffer cb) noexcept;
 
 /// The events of `ev.waits` not known complete, as waits (at most kMaxBatchWaits).
 std::uint32_t waits_of(const Vulkan::CommandEvents& ev, Wait* out) noexcept;
@@ -59,8 +65,29 @@ void flush_device(VulkanDeviceRecord& d) noexcept;
 /// Whether q's `value` has completed. Errc: backend_failure.
 [[nodiscard]] Result<bool> value_complete(VulkanQueueRecord& q, std::uint64_t value) noexcept;
 
-/// Raises q's completed cache to `value`.
+/// Raises q's completed cache to `value` (the host has seen q's timeline reach it), first copying out
+/// the bytes of q's async reads up to it (vk_readback.cpp).
 void note_completed(VulkanQueueRecord& q, std::uint64_t value) noexcept;
+
+/// Makes room for `room` async reads of q (a new Queue: kRingDepth, so its reads allocate nothing while
+/// the device keeps up). Under q.deliver_lock, or before q is used. Errc: out_of_host_memory (nothing changed).
+[[nodiscard]] Result<void> grow_reads(VulkanQueueRecord& q, std::uint32_t room) noexcept;
+
+/// Adds `r` to q's async reads (before its batch is submitted). Under q's lock. Errc: out_of_host_memory.
+[[nodiscard]] Result<void> add_read(VulkanQueueRecord& q, const ReadBack& r) noexcept;
+
+/// Before the host copies `bytes` bytes at `src` into a command (write, write_rect): waits on the host
+/// for the async reads of `d`'s Queues whose bytes are not out yet and land in any of those bytes, so
+/// that a command ordered after such a read (a wait list, a marker, queue order) sends what it read.
+/// No lock may be held. Errc: backend_failure (as wait_value).
+[[nodiscard]] Result<void> await_reads_into(VulkanDeviceRecord& d, const void* src, std::size_t bytes) noexcept;
+
+/// Forgets q's last async read (its batch was not submitted after all). Under q's lock.
+void drop_last_read(VulkanQueueRecord& q) noexcept;
+
+/// At q's teardown (nothing of q runs any more): copies out the reads of batches that ran (up to
+/// `submitted`), forgets the others, and frees the list.
+void finish_reads(VulkanQueueRecord& q, std::uint64_t submitted) noexcept;
 
 /// backend_failure when q's `value` belongs to a batch the driver refused (or came after it).
 [[nodiscard]] Result<void> failed(const VulkanQueueRecord& q, std::uint64_t value) noexcept;

@@ -60,8 +60,9 @@ struct StagedMap {
 
 Result<void> Vulkan::write(NativeQueue q, const NativeMem& mem, std::size_t offset, const void* src, std::size_t bytes,
                            const CommandEvents& ev) noexcept {
-  vk::note_written(mem);
   VulkanDeviceRecord& d = device_of(q);
+  EDGEMEM_TRY(vk::await_reads_into(d, src, bytes));  // `src` is copied now: an earlier async read's bytes first
+  vk::note_written(mem);
   const VkDeviceSize at = mem.offset + offset;
   auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
     if (at % 4 == 0 && bytes % 4 == 0 && bytes <= kUpdateMax) {
@@ -79,8 +80,19 @@ Result<void> Vulkan::write(NativeQueue q, const NativeMem& mem, std::size_t offs
 Result<void> Vulkan::read(NativeQueue q, const NativeMem& mem, std::size_t offset, void* dst, std::size_t bytes,
                           const CommandEvents& ev) noexcept {
   VulkanDeviceRecord& d = device_of(q);
+  if (ev.out != nullptr) {  // async: into staging the batch keeps; the bytes go out when it is seen complete
+    auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
+      EDGEMEM_TRY_ASSIGN(staging, vk::allocate(d, bytes, vk::Placement::staging));
+      const VkBufferCopy region{mem.offset + offset, 0, bytes};
+      d.fns.vkCmdCopyBuffer(cb, buffer_of(mem), staging.buffer, 1, &region);
+      return {};
+    };
+    vk::Recorder rec = vk::recorder(record);
+    rec.read_to = dst;
+    rec.read_bytes = bytes;
+    return vk::run(*q.record, ev, rec);
+  }
   CommandEvents blocking = ev;
-  blocking.out = nullptr;
   if (mem.host != nullptr) {  // host-visible: the Queue's earlier commands, then the bytes themselves
     EDGEMEM_TRY(vk::run(*q.record, blocking));
     if (!mem.root->coherent)

@@ -1,8 +1,14 @@
 // Queue::begin_native / end_native (your own commands on native() handles inside edgemem's ordering
 // across queues): the same answers on every backend for bad input, and a failed call changes nothing.
 // That native commands between them are ordered behind, and ahead of, other queues' commands is proved
-// with raw OpenCL commands in backends/opencl/tests/native_order_test.cpp.
+// with raw commands in each backend's interop tests (backends/opencl/tests/native_order_test.cpp,
+// backends/vulkan/tests/interop_test.cpp); here, that begin_native never waits on the host.
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "conformance/test_helpers.hpp"
+#include "support/gate.hpp"
 
 using namespace edgemem;
 
@@ -89,4 +95,42 @@ TEST_CASE_FIXTURE(emt::Fixture, "begin_native / end_native on images: the same r
   CHECK_ERRC(q.begin_native(*img, Access::read), Errc::busy);
   CHECK_OK(m->unmap());
   CHECK_OK(q.begin_native(*img, Access::read));
+}
+
+TEST_CASE_FIXTURE(emt::Fixture, "begin_native returns at once while the other queue's command it orders behind is held; that queue's later commands wait") {
+  using namespace std::chrono_literals;
+  auto qb = Queue::create(ctx);
+  REQUIRE_OK(qb);
+  const std::size_t bytes = 1 << 20;
+  auto frame = Buffer::create(ctx, bytes);
+  REQUIRE_OK(frame);
+  const emt::Bytes src = emt::random_bytes(bytes);
+  auto gate = emt::Gate::hold(q);  // host backend: unsupported (its commands complete at enqueue)
+  if (!gate) CHECK(gate.error().code == Errc::unsupported);
+  auto written = q.write_async(*frame, 0, src.data(), bytes);  // held behind the gate, where there is one
+  REQUIRE_OK(written);
+  std::atomic<bool> returned{false};
+  Result<void> begun;
+  std::thread t([&] {
+    begun = qb->begin_native(*frame, Access::write);
+    returned = true;
+  });
+  const bool at_once = emt::wait_until([&] { return returned.load(); }, 5000ms);
+  CHECK_MESSAGE(at_once, "begin_native waited on the host for a command held behind a gate");
+  auto later = qb->marker();  // behind begin_native's marker, so behind the held write
+  if (gate && at_once) {
+    REQUIRE(later.has_value());
+    auto done = later->is_complete();
+    CHECK((done.has_value() && !*done));
+  }
+  if (gate) gate->open();
+  t.join();
+  CHECK_OK(begun);
+  CHECK_OK(qb->end_native(*frame, Access::write));
+  REQUIRE_OK(later);
+  CHECK_OK(later->wait());
+  auto w = written->is_complete();
+  CHECK((w.has_value() && *w));  // later's completion implies the write's
+  CHECK_OK(q.finish());
+  CHECK_OK(qb->finish());
 }
