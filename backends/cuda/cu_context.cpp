@@ -49,6 +49,7 @@ Result<void> describe(CUdevice d, DeviceInfo& info) noexcept {
   c.max_fill_pattern_bytes = 128;  // memset for 1, 2, 4 bytes; wider ones doubled by copies (cu_transfer.cpp)
   c.unified_memory = integrated != 0;  // Jetson: device memory is the host's
   c.caller_memory_in_place = true;     // registered host memory (cu_register.cpp)
+  c.read_only_caller_memory_in_place = true;  // registered read-only (CU_MEMHOSTREGISTER_READ_ONLY)
   c.migration = true;                  // cuMemPrefetchAsync for managed memory; an ordering point otherwise
   c.sub_buffer_migration = true;       // a view's range is prefetched like a root's
   c.host_access_flags = true;          // checked by the common layer; CUDA has no flags of its own

@@ -48,6 +48,7 @@ Result<HostConfig> host_config() noexcept {
   caps.max_fill_pattern_bytes = 128;
   caps.unified_memory = caps.migration = caps.sub_buffer_migration = caps.host_access_flags = true;
   caps.caller_memory_in_place = true;  // every buffer is host memory (not configurable)
+  caps.read_only_caller_memory_in_place = true;
   caps.images = caps.image_from_buffer = caps.image_from_sub_buffer = true;
   caps.svm_coarse = caps.svm_fine_buffer = caps.svm_fine_system = true;
 #if EDGEMEM_HOST_CAPS_ENV

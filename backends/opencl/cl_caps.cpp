@@ -57,6 +57,7 @@ Result<void> describe_caps(cl_device_id d, unsigned version, Capabilities& caps)
   if (has_extension(list, "cl_khr_external_memory_win32")) c.external_memory |= external_opaque_win32;
   c.unified_memory = unified == CL_TRUE;
   c.caller_memory_in_place = c.unified_memory;  // CL_MEM_USE_HOST_PTR: a discrete device caches a copy
+  c.read_only_caller_memory_in_place = c.caller_memory_in_place;
   c.migration = version >= 12;
   // NVIDIA's driver (580.x) crashes in clEnqueueMigrateMemObjects on a sub-buffer (and, read after its
   // parent migrated to the host, on the sub-buffer itself: tests/driver_bugs/nvidia).

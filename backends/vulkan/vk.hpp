@@ -197,6 +197,7 @@ struct VulkanDeviceRecord {
   /// VK_EXT_external_memory_host's entry point (null: the device was made without it, wraps are shadowed).
   PFN_vkGetMemoryHostPointerPropertiesEXT host_pointer_properties = nullptr;
   VkDeviceSize host_align = 0;                  ///< minImportedHostPointerAlignment (bytes)
+  bool import_checks_writable = false;          ///< host-pointer imports only of pages the process may write (NVIDIA)
   std::uint32_t family = 0;                     ///< the queue family of the slots
   std::uint32_t slot_count = 0;                 ///< slots in use
   backend::vk::Slot slots[backend::vk::kMaxSlots];

@@ -1,6 +1,7 @@
 // Vulkan backend: the device census, contexts (a VkDevice with queues of one compute family), and the
 // DeviceInfo they report.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -178,6 +179,14 @@ void describe(VkPhysicalDevice physical, bool host_import, VulkanDeviceRecord& r
     record.host_pointer_properties = reinterpret_cast<PFN_vkGetMemoryHostPointerPropertiesEXT>(
         l.vkGetDeviceProcAddr(record.device, "vkGetMemoryHostPointerPropertiesEXT"));
   info.caps.caller_memory_in_place = record.host_pointer_properties != nullptr;
+  // NVIDIA's driver imports no pages the process may only read (MAP_SHARED PROT_READ: a read-only fd
+  // import), and after such a refusal (VK_ERROR_OUT_OF_DEVICE_MEMORY) every later allocation of the device
+  // fails the same way (H200, driver 580.159.04: docs/peers/h200_vulkan_2026-11-29/probe_read_only.txt).
+  // EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY=1 (tests): any driver is treated so (CI runs that path on lavapipe).
+  const char* force = std::getenv("EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY");
+  record.import_checks_writable =
+      driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (force != nullptr && force[0] == '1');
+  info.caps.read_only_caller_memory_in_place = info.caps.caller_memory_in_place && !record.import_checks_writable;
 }
 
 void free_record(VulkanDeviceRecord* record) noexcept {

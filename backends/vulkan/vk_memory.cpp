@@ -1,6 +1,10 @@
 // Vulkan backend: memory types by Storage, buffers with their own memory (mapped for life when
 // host-visible), views as ranges of their root, and memory released while commands may still reach it
 // (destroyed once every Queue has passed the values it had then).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -12,6 +16,42 @@
 namespace edgemem::backend::vk {
 
 namespace {
+
+/// Whether every page of [begin, end) is mapped writable in this process (/proc/self/maps, read with a
+/// buffer on the stack: nothing allocated). False when it cannot tell.
+bool pages_writable(std::uintptr_t begin, std::uintptr_t end) noexcept {
+  const int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[4096];
+  std::size_t have = 0;
+  std::uintptr_t need = begin;
+  bool answer = false, done = false;
+  while (!done) {
+    const ssize_t got = read(fd, buf + have, sizeof buf - 1 - have);
+    if (got <= 0) break;
+    have += static_cast<std::size_t>(got);
+    buf[have] = '\0';
+    char* line = buf;
+    char* nl = nullptr;
+    while (!done && (nl = std::strchr(line, '\n')) != nullptr) {  // "start-end perms ..."
+      *nl = '\0';
+      char* dash = nullptr;
+      const std::uintptr_t lo = std::strtoull(line, &dash, 16);
+      char* space = nullptr;
+      const std::uintptr_t hi = *dash == '-' ? std::strtoull(dash + 1, &space, 16) : 0;
+      if (hi > need) {
+        if (lo > need || space == nullptr || space[0] != ' ' || space[2] != 'w') done = true;  // a gap, or not writable
+        else if ((need = hi) >= end) answer = done = true;
+      }
+      line = nl + 1;
+    }
+    have = static_cast<std::size_t>(buf + have - line);  // a line cut by the buffer's end: kept
+    std::memmove(buf, line, have);
+    if (have == sizeof buf - 1) break;  // a line longer than the buffer: cannot tell
+  }
+  close(fd);
+  return answer;
+}
 
 constexpr VkMemoryPropertyFlags kDeviceLocal = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
 constexpr VkMemoryPropertyFlags kVisible = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
@@ -100,6 +140,8 @@ Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize byte
   offset = first - base;
   const VkDeviceSize span = (offset + bytes + align - 1) / align * align;
   void* const base_ptr = reinterpret_cast<void*>(base);
+  if (d.import_checks_writable && !pages_writable(base, base + span))  // a refusal would break the device
+    return fail(Errc::unsupported, "the driver cannot import pages the process may only read");
   constexpr auto kType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
   VkMemoryHostPointerPropertiesEXT props{};
   props.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;

@@ -75,6 +75,11 @@ struct Capabilities {
   /// will not register, gets its own copy all the same): Buffer::is_caller_memory_in_place() answers
   /// for one buffer.
   bool caller_memory_in_place = false;
+  /// Caller memory the process may only read (pages mapped PROT_READ: read-only imports of fds, wraps of
+  /// such memory) is used in place too. False where the driver cannot take such pages (NVIDIA's Vulkan
+  /// driver, whose failed import leaves the device unusable: edgemem never asks it): a read-only import
+  /// then answers Errc::unsupported, or copies with ImportOptions::allow_copy.
+  bool read_only_caller_memory_in_place = false;
   bool migration = false;                  ///< Queue::migrate moves contents (OpenCL 1.2 and newer)
   /// Queue::migrate of a view (sub-buffer, pool block, heap run) moves it, through a native sub-object
   /// made then. False: a view's migration is an ordering point only (a placement hint not taken; the

@@ -22,12 +22,14 @@ TEST_CASE_FIXTURE(emt::Fixture, "capabilities: the set is consistent") {
   CHECK((!caps.image_from_sub_buffer || caps.images));
   CHECK((!caps.svm_fine_buffer || caps.svm_coarse));
   CHECK((!caps.svm_fine_system || caps.svm_fine_buffer));
+  CHECK((!caps.read_only_caller_memory_in_place || caps.caller_memory_in_place));
   MESSAGE("caps: images=" << caps.images << " image_from_buffer=" << caps.image_from_buffer
                           << " image_from_sub_buffer=" << caps.image_from_sub_buffer
                           << " svm=" << caps.svm_coarse << caps.svm_fine_buffer << caps.svm_fine_system
                           << " fill<=" << p << " external=" << caps.external_memory << " unified="
                           << caps.unified_memory << " migration=" << caps.migration
-                          << " host_access_flags=" << caps.host_access_flags);
+                          << " host_access_flags=" << caps.host_access_flags << " in_place=" << caps.caller_memory_in_place
+                          << caps.read_only_caller_memory_in_place);
 }
 
 TEST_CASE_FIXTURE(emt::Fixture, "capabilities: a fill pattern wider than the device's widest is unsupported, the buffer unchanged") {

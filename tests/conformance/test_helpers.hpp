@@ -198,6 +198,10 @@ struct OtherContext {
 /// synchronised only at maps (caller memory's rule, external.hpp); true where it is the memory itself
 /// (Capabilities::caller_memory_in_place).
 inline bool wraps_in_place(const edgemem::Context& ctx) { return ctx.info().caps.caller_memory_in_place; }
+/// True when the device uses caller memory the process may only read (PROT_READ pages) in place too.
+inline bool read_only_wraps_in_place(const edgemem::Context& ctx) {
+  return ctx.info().caps.read_only_caller_memory_in_place;
+}
 
 /// Calls a = std::move(b) through references, so the compiler cannot see a self-move.
 template <class T>

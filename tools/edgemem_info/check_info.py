@@ -19,7 +19,7 @@ ACCESSES = ["read_only", "write_only", "read_write", "kernel_read_write"]
 CAPS = {"images": bool, "image_from_buffer": bool, "image_from_sub_buffer": bool, "svm_coarse": bool,
         "svm_fine_buffer": bool, "svm_fine_system": bool, "svm_migration": bool, "max_fill_pattern_bytes": int,
         "fill_pattern_sizes": list, "external_memory": dict, "unified_memory": bool,
-        "caller_memory_in_place": bool, "migration": bool, "sub_buffer_migration": bool,
+        "caller_memory_in_place": bool, "read_only_caller_memory_in_place": bool, "migration": bool, "sub_buffer_migration": bool,
         "host_access_flags": bool}
 LIMITS = ["max_width_2d", "max_height_2d", "max_width_3d", "max_height_3d", "max_depth_3d",
           "max_array_size", "max_buffer_pixels", "pitch_align_pixels", "base_align_pixels"]

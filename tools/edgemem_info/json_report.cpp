@@ -6,7 +6,7 @@
 //     unified_memory, base_align_bytes, max_alloc_bytes, global_mem_bytes,
 //     capabilities {images, image_from_buffer, image_from_sub_buffer, svm_coarse, svm_fine_buffer,
 //       svm_fine_system, svm_migration, max_fill_pattern_bytes, fill_pattern_sizes [bytes], external_memory
-//       {dma_buf, arm_import, opaque_fd, opaque_win32}, unified_memory, caller_memory_in_place, migration, sub_buffer_migration,
+//       {dma_buf, arm_import, opaque_fd, opaque_win32}, unified_memory, caller_memory_in_place, read_only_caller_memory_in_place, migration, sub_buffer_migration,
 //       host_access_flags},
 //     image_limits {max_width_2d, max_height_2d, max_width_3d, max_height_3d, max_depth_3d,
 //       max_array_size, max_buffer_pixels, pitch_align_pixels, base_align_pixels},
@@ -51,6 +51,7 @@ void capabilities(JsonWriter& j, const Capabilities& c) {
   j.end_object();
   j.field("unified_memory", c.unified_memory);
   j.field("caller_memory_in_place", c.caller_memory_in_place);
+  j.field("read_only_caller_memory_in_place", c.read_only_caller_memory_in_place);
   j.field("migration", c.migration);
   j.field("sub_buffer_migration", c.sub_buffer_migration);
   j.field("host_access_flags", c.host_access_flags);

@@ -103,6 +103,7 @@ void properties(std::FILE* out, const DeviceReport& r) {
   t.row({"API version", num(i.version_major) + "." + num(i.version_minor)});
   t.row({"unified memory", yes_no(i.caps.unified_memory)});
   t.row({"caller memory in place", yes_no(i.caps.caller_memory_in_place)});
+  t.row({"read-only caller memory in place", yes_no(i.caps.read_only_caller_memory_in_place)});
   t.row({"base address alignment", num(i.base_align_bytes) + " bytes (sub-buffer origins, pool blocks)"});
   t.row({"max allocation", bytes(i.max_alloc_bytes)});
   t.row({"global memory", bytes(i.global_mem_bytes)});
