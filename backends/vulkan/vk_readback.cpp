@@ -4,9 +4,6 @@
 // raises the Queue's completed cache: no thread sees the read complete before its bytes are out, and
 // the host never waits for a read it did not ask to wait for.
 #include <cstring>
-#include <new>
-
-#include <edgemem/allocator.hpp>
 
 #include "vk_memory.hpp"
 #include "vk_submit.hpp"
@@ -42,14 +39,7 @@ void note_completed(VulkanQueueRecord& q, std::uint64_t value) noexcept {
 }
 
 Result<void> grow_reads(VulkanQueueRecord& q, std::uint32_t room) noexcept {
-  void* mem = DefaultAllocator::allocate(sizeof(ReadBack) * room, alignof(ReadBack));
-  if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory to keep a Vulkan async read");
-  auto* grown = static_cast<ReadBack*>(mem);
-  for (std::uint32_t i = 0; i < q.read_count; ++i) new (&grown[i]) ReadBack(q.reads[i]);
-  if (q.reads != nullptr) DefaultAllocator::deallocate(q.reads, sizeof(ReadBack) * q.read_room, alignof(ReadBack));
-  q.reads = grown;
-  q.read_room = room;
-  return {};
+  return grow(q.reads, q.read_count, q.read_room, room, "no memory to keep a Vulkan async read");
 }
 
 Result<void> add_read(VulkanQueueRecord& q, const ReadBack& r) noexcept {

@@ -126,16 +126,9 @@ bool flush_queue(VulkanQueueRecord& q) noexcept {
 /// Appends a held batch to q's list. Under q's lock. Errc: out_of_host_memory (nothing changed).
 Result<void> hold(VulkanQueueRecord& q, const Wait* waits, std::uint32_t count, std::uint64_t value,
                   VkCommandBuffer cb) noexcept {
-  if (q.batch_count == q.batch_room) {
-    const std::uint32_t room = q.batch_room == 0 ? 4 : q.batch_room * 2;
-    void* mem = DefaultAllocator::allocate(sizeof(Batch) * room, alignof(Batch));
-    if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory to hold a Vulkan submission");
-    auto* grown = static_cast<Batch*>(mem);
-    for (std::uint32_t i = 0; i < q.batch_count; ++i) new (&grown[i]) Batch(q.batches[i]);
-    if (q.batches != nullptr) DefaultAllocator::deallocate(q.batches, sizeof(Batch) * q.batch_room, alignof(Batch));
-    q.batches = grown;
-    q.batch_room = room;
-  }
+  if (q.batch_count == q.batch_room)
+    EDGEMEM_TRY(grow(q.batches, q.batch_count, q.batch_room, q.batch_room == 0 ? 4 : q.batch_room * 2,
+                     "no memory to hold a Vulkan submission"));
   Batch* b = new (&q.batches[q.batch_count]) Batch;
   b->cb = cb;
   b->value = value;
@@ -176,14 +169,7 @@ void wake_flusher(VulkanDeviceRecord& d) noexcept {
 /// Grows q's ring of command-buffer records to `room` entries. Under q's lock (or before q is shared).
 /// Errc: out_of_host_memory (nothing changed).
 Result<void> grow_ring(VulkanQueueRecord& q, std::uint32_t room) noexcept {
-  void* mem = DefaultAllocator::allocate(sizeof(Recorded) * room, alignof(Recorded));
-  if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan command buffer record");
-  auto* grown = static_cast<Recorded*>(mem);
-  for (std::uint32_t i = 0; i < q.recorded_count; ++i) new (&grown[i]) Recorded(q.recorded[i]);
-  if (q.recorded != nullptr) DefaultAllocator::deallocate(q.recorded, sizeof(Recorded) * q.recorded_room, alignof(Recorded));
-  q.recorded = grown;
-  q.recorded_room = room;
-  return {};
+  return grow(q.recorded, q.recorded_count, q.recorded_room, room, "no memory for a Vulkan command buffer record");
 }
 
 /// `r`'s command buffer reset and its staging released, for a new batch. Under q's lock.

@@ -1,8 +1,27 @@
 // Vulkan backend: the submission engine of vk_submit.cpp (Queues' batches, held ones, host waits).
 #pragma once
+#include <new>
+
+#include <edgemem/allocator.hpp>
+
 #include "vk.hpp"
 
 namespace edgemem::backend::vk {
+
+/// Grows the array `items` (`count` used, `room` allocated from DefaultAllocator) to `want` entries,
+/// the used ones copied. Errc: out_of_host_memory (`what`'s message; nothing changed).
+template <class T>
+[[nodiscard]] Result<void> grow(T*& items, std::uint32_t count, std::uint32_t& room, std::uint32_t want,
+                                const char* what) noexcept {
+  void* mem = DefaultAllocator::allocate(sizeof(T) * want, alignof(T));
+  if (mem == nullptr) return fail(Errc::out_of_host_memory, what);
+  auto* grown = static_cast<T*>(mem);
+  for (std::uint32_t i = 0; i < count; ++i) new (&grown[i]) T(items[i]);
+  if (items != nullptr) DefaultAllocator::deallocate(items, sizeof(T) * room, alignof(T));
+  items = grown;
+  room = want;
+  return {};
+}
 
 /// What records a batch's commands into a command buffer (between edgemem's barriers); it may allocate
 /// `staging`, which is kept until the batch has completed. Errc: its own (nothing is submitted then).

@@ -41,13 +41,6 @@ inline edgemem::Buffer staged(const edgemem::Context& ctx, const std::vector<std
   return b ? std::move(*b) : edgemem::Buffer{};
 }
 
-/// Words of `v` that differ from `value`.
-inline std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value) {
-  std::size_t n = 0;
-  for (std::uint32_t w : v) n += w != value;
-  return n;
-}
-
 /// The first SVM grain the device has (coarse first); false when it has none.
 inline bool first_svm_grain(const edgemem::Context& ctx, edgemem::SvmGrain& out) {
   const edgemem::Capabilities& c = ctx.info().caps;

@@ -38,9 +38,7 @@ std::vector<std::uint32_t> words(std::size_t bytes, std::uint32_t value) {
   return std::vector<std::uint32_t>(bytes / 4, value);
 }
 
-std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value) {
-  return emt::wrong_words(v.data(), v.size(), value);
-}
+using emt::wrong_words;
 
 /// Writes (async and a fill) on `qa` (or, with `fresh_writer`, a new queue each round) into a new Svm,
 /// drops it with `drop(svm, writer)` while they are queued, then makes a new Svm of the same size,

@@ -52,6 +52,20 @@ inline int test_rounds(int default_rounds) {
   return n > 0 ? n : default_rounds;
 }
 
+/// Another Queue of `ctx` (the test stops when it cannot be made).
+inline edgemem::Queue another_queue(const edgemem::Context& ctx) {
+  auto q = edgemem::Queue::create(ctx);
+  REQUIRE_MESSAGE(static_cast<bool>(q), "Queue::create -> " << describe(q));
+  return std::move(*q);
+}
+
+/// How many of the 32-bit words `v` are not `value`.
+inline std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value) {
+  std::size_t n = 0;
+  for (std::uint32_t w : v) n += w != value;
+  return n;
+}
+
 /// `n` random bytes, mostly non-zero (a zero only where the generator draws one of 1/64 values).
 inline Bytes random_bytes(std::size_t n) {
   static std::uint32_t seed = 0x5eed1234u;

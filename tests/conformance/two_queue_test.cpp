@@ -30,12 +30,7 @@ std::vector<std::uint32_t> words(std::size_t bytes, std::uint32_t value) {
   return std::vector<std::uint32_t>(bytes / 4, value);
 }
 
-/// Words of `v` that differ from `value`.
-std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value) {
-  std::size_t n = 0;
-  for (std::uint32_t w : v) n += w != value;
-  return n;
-}
+using emt::wrong_words;
 
 /// A memory source the tests drive alike: a one-block FixedPool or a one-buffer Heap.
 struct OneBlockPool {

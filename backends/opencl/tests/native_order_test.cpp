@@ -17,7 +17,6 @@ namespace {
 
 std::size_t frame_bytes() { return emt::test_frame_bytes(16); }
 int rounds() { return emt::test_rounds(8); }
-
 const char* kSource = "kernel void add(global uint* a, uint v) { size_t i = get_global_id(0); a[i] += v; }\n";
 
 /// `add` built with the raw C API; enqueue() does not wait.
@@ -31,23 +30,12 @@ struct AddKernel {
   }
 };
 
-Queue second_queue(const Context& ctx) {
-  auto q = Queue::create(ctx);
-  REQUIRE_MESSAGE(static_cast<bool>(q), "Queue::create -> " << emt::describe(q));
-  return std::move(*q);
-}
-
-std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value) {
-  std::size_t n = 0;
-  for (std::uint32_t w : v) n += w != value;
-  return n;
-}
 
 }  // namespace
 
 TEST_CASE_FIXTURE(emt::Fixture, "native order: a raw read on queue B after begin_native sees queue A's async write") {
   const std::size_t bytes = frame_bytes();
-  Queue qb = second_queue(ctx);
+  Queue qb = emt::another_queue(ctx);
   auto frame = Buffer::create(ctx, bytes);
   REQUIRE_OK(frame);
   auto mem = frame->native();
@@ -63,7 +51,7 @@ TEST_CASE_FIXTURE(emt::Fixture, "native order: a raw read on queue B after begin
     REQUIRE(clEnqueueReadBuffer(qb.native(), *mem, CL_FALSE, 0, bytes, seen.data(), 0, nullptr, nullptr) == CL_SUCCESS);
     REQUIRE_OK(qb.end_native(*frame, Access::read));
     REQUIRE(clFinish(qb.native()) == CL_SUCCESS);
-    CHECK(wrong_words(seen, value) == 0);
+    CHECK(emt::wrong_words(seen, value) == 0);
     REQUIRE_OK(written->wait());
   }
   REQUIRE_OK(q.finish());
@@ -71,7 +59,7 @@ TEST_CASE_FIXTURE(emt::Fixture, "native order: a raw read on queue B after begin
 
 TEST_CASE_FIXTURE(emt::Fixture, "native order: a raw kernel on queue B after end_native is ahead of queue A's read and write") {
   const std::size_t bytes = frame_bytes(), words = bytes / 4;
-  Queue qb = second_queue(ctx);
+  Queue qb = emt::another_queue(ctx);
   AddKernel add(ctx);
   auto frame = Buffer::create(ctx, bytes);
   REQUIRE_OK(frame);
@@ -89,7 +77,7 @@ TEST_CASE_FIXTURE(emt::Fixture, "native order: a raw kernel on queue B after end
     expect += 10;
     // A reads: it must wait for all four passes.
     REQUIRE_OK(q.read(*frame, 0, seen.data(), bytes));
-    CHECK(wrong_words(seen, expect) == 0);
+    CHECK(emt::wrong_words(seen, expect) == 0);
     // B adds again; A then overwrites: the kernel must not add on top of A's bytes.
     REQUIRE_OK(qb.begin_native(*frame, Access::write));
     add.enqueue(qb.native(), *mem, words, 1000);
@@ -98,14 +86,14 @@ TEST_CASE_FIXTURE(emt::Fixture, "native order: a raw kernel on queue B after end
     std::fill(host.begin(), host.end(), expect);
     REQUIRE_OK(q.write(*frame, 0, host.data(), bytes));
     REQUIRE_OK(q.read(*frame, 0, seen.data(), bytes));
-    CHECK(wrong_words(seen, expect) == 0);
+    CHECK(emt::wrong_words(seen, expect) == 0);
   }
   REQUIRE(clFinish(qb.native()) == CL_SUCCESS);
 }
 
 TEST_CASE_FIXTURE(emt::Fixture, "native order: a pool block released after end_native carries the raw kernel to its next owner") {
   const std::size_t bytes = frame_bytes(), words = bytes / 4;
-  Queue qb = second_queue(ctx);
+  Queue qb = emt::another_queue(ctx);
   AddKernel add(ctx);
   FixedPool<1> pool;
   REQUIRE_OK(pool.init(ctx, q, bytes));
@@ -129,6 +117,6 @@ TEST_CASE_FIXTURE(emt::Fixture, "native order: a pool block released after end_n
     REQUIRE_OK(q.write(next->buffer(), 0, host.data(), bytes));
     REQUIRE(clFinish(qb.native()) == CL_SUCCESS);  // B done: had it run after A's write, words changed
     REQUIRE_OK(q.read(next->buffer(), 0, seen.data(), bytes));
-    CHECK(wrong_words(seen, value) == 0);
+    CHECK(emt::wrong_words(seen, value) == 0);
   }
 }

@@ -21,23 +21,11 @@ namespace {
 std::size_t frame_bytes() { return emt::test_frame_bytes(16); }
 int rounds() { return emt::test_rounds(8); }
 
-Queue another_queue(const Context& ctx) {
-  auto q = Queue::create(ctx);
-  REQUIRE_MESSAGE(static_cast<bool>(q), "Queue::create -> " << emt::describe(q));
-  return std::move(*q);
-}
-
-std::size_t wrong_words(const std::vector<std::uint32_t>& v, std::uint32_t value) {
-  std::size_t n = 0;
-  for (std::uint32_t w : v) n += w != value;
-  return n;
-}
-
 }  // namespace
 
 TEST_CASE_FIXTURE(emt::Fixture, "vulkan interop: a dispatch on queue B after begin_native sees queue A's async write; A's read after end_native sees the dispatch") {
   const std::size_t bytes = frame_bytes(), words = bytes / 4;
-  Queue qb = another_queue(ctx);
+  Queue qb = emt::another_queue(ctx);
   emt::RawAdd add(ctx);
   auto frame = Buffer::create(ctx, bytes);
   REQUIRE_OK(frame);
@@ -54,14 +42,14 @@ TEST_CASE_FIXTURE(emt::Fixture, "vulkan interop: a dispatch on queue B after beg
     for (std::uint32_t pass = 1; pass <= 4; ++pass) add.enqueue(qb.native(), *mem, pass);  // +10 in all
     REQUIRE_OK(qb.end_native(*frame, Access::write));
     REQUIRE_OK(q.read(*frame, 0, seen.data(), bytes));  // queue A: after all four dispatches
-    CHECK(wrong_words(seen, value + 10) == 0);
+    CHECK(emt::wrong_words(seen, value + 10) == 0);
   }
   add.finish();
 }
 
 TEST_CASE_FIXTURE(emt::Fixture, "vulkan interop: with queue A held behind a gate, B's dispatch waits in B's order and C's read waits for it") {
   const std::size_t bytes = frame_bytes(), words = bytes / 4;
-  Queue qb = another_queue(ctx), qc = another_queue(ctx);
+  Queue qb = emt::another_queue(ctx), qc = emt::another_queue(ctx);
   if (!emt::gates_supported(q)) EMT_SKIP("no gate on this device");
   emt::RawAdd add(ctx);
   auto frame = Buffer::create(ctx, bytes);
@@ -87,7 +75,7 @@ TEST_CASE_FIXTURE(emt::Fixture, "vulkan interop: with queue A held behind a gate
     CHECK_FALSE(*done);  // nothing can have run: everything waits for the gate
     gate->open();
     REQUIRE_OK(read->wait());
-    CHECK(wrong_words(seen, value + 7) == 0);  // value alone: the dispatch ran before A's write
+    CHECK(emt::wrong_words(seen, value + 7) == 0);  // value alone: the dispatch ran before A's write
     REQUIRE_OK(written->wait());
   }
   add.finish();
@@ -95,7 +83,7 @@ TEST_CASE_FIXTURE(emt::Fixture, "vulkan interop: with queue A held behind a gate
 
 TEST_CASE_FIXTURE(emt::Fixture, "vulkan interop: a pool block released after end_native carries the dispatch to its next owner") {
   const std::size_t bytes = frame_bytes(), words = bytes / 4;
-  Queue qb = another_queue(ctx);
+  Queue qb = emt::another_queue(ctx);
   emt::RawAdd add(ctx);
   FixedPool<3> pool;
   REQUIRE_OK(pool.init(ctx, q, bytes));
@@ -124,7 +112,7 @@ TEST_CASE_FIXTURE(emt::Fixture, "vulkan interop: a pool block released after end
     REQUIRE_OK(q.write(next->buffer(), 0, host.data(), bytes));
     add.finish();  // B done: had a dispatch run after A's write, words changed
     REQUIRE_OK(q.read(next->buffer(), 0, seen.data(), bytes));
-    CHECK(wrong_words(seen, value) == 0);
+    CHECK(emt::wrong_words(seen, value) == 0);
   }
   CHECK(at_offset);  // descriptors bound at a view's offset within its pool's VkBuffer
 }
