@@ -14,6 +14,8 @@ template <class R> void show(const char* what, const R& r) {
 int main() {
   auto ctx = Context::create();
   if (!ctx) { show("Context::create", ctx); return 1; }
+  std::printf("caps: caller_memory_in_place=%d read_only_caller_memory_in_place=%d\n", ctx->info().caps.caller_memory_in_place,
+              ctx->info().caps.read_only_caller_memory_in_place);
   const std::size_t page = 4096, n = 4 * page;
   std::vector<unsigned char> plain(n, 7);
   show("1 from_host(device) of vector", Buffer::from_host(*ctx, plain.data(), n, Storage::device));
