@@ -123,6 +123,7 @@ Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder
   }
   if (ev.out == nullptr) {  // blocking: what was retired behind the work it waited for goes now
     auto waited = wait_value(q, *value);
+    deliver_completed(*q.device);
     reap(*q.device, false);
     return waited;
   }
@@ -251,12 +252,16 @@ Result<void> Vulkan::marker(NativeQueue q, const CommandEvents& ev) noexcept { r
 
 Result<void> Vulkan::event_wait(NativeEvent e) noexcept {
   if (e == nullptr || e->queue == nullptr) return {};
-  return vk::wait_value(*e->queue, e->value);
+  auto waited = vk::wait_value(*e->queue, e->value);
+  vk::deliver_completed(*e->queue->device);  // reads of other Queues this one waited for
+  return waited;
 }
 
 Result<bool> Vulkan::event_complete(NativeEvent e) noexcept {
   if (e == nullptr || e->queue == nullptr) return true;
-  return vk::value_complete(*e->queue, e->value);
+  auto done = vk::value_complete(*e->queue, e->value);
+  if (done && *done) vk::deliver_completed(*e->queue->device);  // reads of other Queues this one waited for
+  return done;
 }
 
 void Vulkan::event_retain(NativeEvent e) noexcept { Records::retain(e); }
@@ -285,5 +290,6 @@ edgemem::Result<void> edgemem::vulkan_queue_wait(const NativeQueue& q, std::uint
 edgemem::Result<std::uint64_t> edgemem::vulkan_queue_submit(const NativeQueue& q, VkCommandBuffer_T* cb) noexcept {
   if (q.record == nullptr) return fail(Errc::released, "vulkan_queue_submit: not an edgemem Queue's native handle");
   if (cb == nullptr) return fail(Errc::invalid_argument, "vulkan_queue_submit: no command buffer");
+  if (edgemem::backend::vk::exiting()) return edgemem::backend::vk::fail_exiting();
   return edgemem::backend::vk::submit_external(*q.record, cb);
 }

@@ -75,6 +75,27 @@ Result<void> await_reads_into(VulkanDeviceRecord& d, const void* src, std::size_
   }
 }
 
+void deliver_completed(VulkanDeviceRecord& d) noexcept {
+  while (d.pending_reads.load(std::memory_order_acquire) != 0 && !exiting()) {
+    VulkanQueueRecord* done = nullptr;
+    std::uint64_t now = 0;
+    {
+      std::lock_guard<std::mutex> list(d.lock);
+      for (VulkanQueueRecord* q = d.queues; q != nullptr && done == nullptr; q = q->next) {
+        std::uint64_t oldest = 0;
+        {
+          std::lock_guard<std::mutex> guard(q->deliver_lock);
+          if (q->read_count == 0) continue;
+          oldest = q->reads[0].value;
+        }
+        if (d.fns.vkGetSemaphoreCounterValue(d.device, q->timeline, &now) == VK_SUCCESS && now >= oldest) done = q;
+      }
+    }
+    if (done == nullptr) return;
+    note_completed(*done, now);  // (outside the device's lock: it may invalidate staging)
+  }
+}
+
 void drop_last_read(VulkanQueueRecord& q) noexcept {
   std::lock_guard<std::mutex> guard(q.deliver_lock);
   if (q.read_count == 0) return;

@@ -101,6 +101,12 @@ void note_completed(VulkanQueueRecord& q, std::uint64_t value) noexcept;
 /// No lock may be held. Errc: backend_failure (as wait_value).
 [[nodiscard]] Result<void> await_reads_into(VulkanDeviceRecord& d, const void* src, std::size_t bytes) noexcept;
 
+/// After the host saw a value of some Queue of `d` complete (an event's wait or poll, a blocking command):
+/// copies out the async reads of every other Queue whose values have completed too (a value seen through
+/// another Queue that waited for it on the device: `qa.read_async; qb.marker({read}).wait()`). One load
+/// when no read is pending. No lock may be held.
+void deliver_completed(VulkanDeviceRecord& d) noexcept;
+
 /// Forgets q's last async read (its batch was not submitted after all). Under q's lock.
 void drop_last_read(VulkanQueueRecord& q) noexcept;
 

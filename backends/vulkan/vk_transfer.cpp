@@ -1,6 +1,7 @@
 // Vulkan backend: transfers and maps on a Queue. Writes take their bytes at enqueue (vkCmdUpdateBuffer
-// for small aligned ones, else a staging copy), so an async write never waits; reads wait (the device
-// cannot write pageable memory: an async read runs at once and hands out a completed event); fills are
+// for small aligned ones, else a staging copy), so an async write never waits (unless an async read not yet
+// copied out lands in its source: vk_readback.cpp); an async read copies into staging and its bytes go
+// out when the host first sees it complete (vk_readback.cpp); a blocking read waits; fills are
 // vkCmdFillBuffer where the pattern and range allow it, else copies of a staged pattern; maps of
 // host-visible memory are zero-copy, others go through staging.
 #include <cstring>

@@ -6,6 +6,7 @@
 // the second buffer holds the first one's bytes only if the marker did its job.
 #include <cstdint>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "test_helpers.hpp"
@@ -191,4 +192,37 @@ TEST_CASE("wait_all: empty list, many events, released or moved-from events") {
   CHECK_ERRC(wait_all(WaitList(evs.data(), 1)), Errc::released);
   const Event none;
   CHECK_ERRC(wait_all(none), Errc::released);
+}
+
+TEST_CASE("marker: once another queue's marker that waited for an async read completes, the read's bytes are in host memory") {
+  emt::Fixture f;
+  auto q2 = Queue::create(f.ctx);
+  REQUIRE_OK(q2);
+  const std::size_t n = 1 << 20;
+  emt::Bytes data;
+  Buffer src = f.filled(n, data);
+  ENSURE(src.valid());
+  for (int how = 0; how < 3; ++how) {  // the marker's wait, a poll of it, a finish of its queue
+    CAPTURE(how);
+    emt::Bytes h(n, 0);
+    auto read = f.q.read_async(src, 0, h.data(), n);
+    REQUIRE_OK(read);
+    auto m = q2->marker(*read);
+    REQUIRE_OK(m);
+    if (how == 0) {
+      CHECK_OK(m->wait());
+    } else if (how == 1) {
+      for (;;) {
+        auto done = m->is_complete();
+        REQUIRE_OK(done);
+        if (*done) break;
+        std::this_thread::yield();
+      }
+    } else {
+      CHECK_OK(q2->finish());
+    }
+    CHECK(h == data);  // the read's own event was never looked at
+    CHECK_OK(read->wait());
+    CHECK(h == data);  // and nothing writes it again
+  }
 }
