@@ -37,8 +37,9 @@ for b in $(registry_names); do
   # shellcheck source=/dev/null
   . "backends/$b/ci.sh"  # its backend_embedded_<name>, where it has one (PACKAGES is edgemem.sh's)
 done
-# Tests and examples are compiled without -g: the cross suites build twice as fast and test the same code.
-FAST=(-Dwerror=true -Ddebug=false -Dbench=disabled)
+# Tests and examples are compiled without -g, test programs at -O0 (the library keeps -O2): the cross
+# suites build several times as fast and test the same library code.
+FAST=(-Dwerror=true -Ddebug=false -Dbench=disabled -Dtests_optimized=false)
 LOGS=build-emb-logs  # configure/build/test logs (build*/ is git-ignored)
 
 log() { printf '\n== embedded: %s\n' "$*"; }

@@ -16,5 +16,6 @@ backend_ci_cuda() {
   local suites=cuda
   # (grep without -q: under pipefail, grep -q quitting early would fail ldconfig with SIGPIPE)
   if ldconfig -p 2>/dev/null | grep 'libcuda\.so\.1 ' >/dev/null; then suites=""; fi
-  build_and_test_suites build-test-cuda "$suites" -Dmemory_backend=cuda -Dlive_counters=true
+  build_and_test_suites build-test-cuda "$suites" -Dmemory_backend=cuda -Dlive_counters=true \
+    -Dtests_optimized=false
 }

@@ -18,7 +18,7 @@ vulkan_env() {
 # validation message fails the run.
 backend_ci_vulkan() {
   vulkan_env build_and_test_suites build-test-vulkan "" -Dmemory_backend=vulkan -Dlive_counters=true -Dbench=disabled \
-    -Dexamples=disabled
+    -Dexamples=disabled -Dtests_optimized=false
   # The conformance suite again as on a driver that imports only pages the process may write (NVIDIA's):
   # read-only caller memory is then copied or refused, never handed to the driver.
   EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY=1 vulkan_env build-test-vulkan/tests/edgemem_conformance \
