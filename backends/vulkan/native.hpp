@@ -20,6 +20,7 @@ struct VkCommandBuffer_T;
 namespace edgemem {
 
 struct VulkanDeviceRecord;  // the backend's per-device state (queues, pools, limits)
+struct VulkanBlock;         // a VkDeviceMemory small buffers share
 struct VulkanQueueRecord;   // the backend's per-Queue state (timeline semaphore, command buffers)
 
 /// The lock every vkQueueSubmit on one VkQueue holds (NativeQueue::submit_lock): BasicLockable, so
@@ -89,6 +90,10 @@ enum class VulkanMemKind : std::uint8_t {
 /// sub-buffer objects: a view is a range of its root's VkBuffer). Released with its last NativeMem.
 struct VulkanRoot {
   std::uint64_t memory = 0;          ///< VkDeviceMemory bound to the root's VkBuffer (0: unknown, adopted)
+  std::uint64_t memory_offset = 0;   ///< where the root's VkBuffer is bound in `memory`, bytes (roots of up
+                                     ///< to 1 MiB share memory blocks: maxMemoryAllocationCount)
+  VulkanBlock* block = nullptr;      ///< the block `memory` is (null: memory of the root's own)
+  std::uint64_t reserved = 0;        ///< the block's bytes the root holds
   std::uint64_t device_address = 0;  ///< vkGetBufferDeviceAddress of the root's first byte (0: none)
   VulkanMemKind kind = VulkanMemKind::none;  ///< what releasing it does
   std::atomic<std::uint32_t> refs{1};        ///< the root's NativeMem and each view's

@@ -152,15 +152,20 @@ struct ReadBack {
   void* to = nullptr;                      ///< the caller's memory
   std::size_t bytes = 0;                   ///< how many
   VkDeviceMemory memory = VK_NULL_HANDLE;  ///< the staging's memory, invalidated first (null: coherent)
+  VkDeviceSize offset = 0;                 ///< where the staging is in `memory`
+  VkDeviceSize span = 0;                   ///< the staging's bytes to invalidate (VK_WHOLE_SIZE: all of `memory`)
 };
 
-/// A buffer with its own memory, host-visible (staging) or not.
+/// A buffer and its memory (its own, or a range of a block: vk_block.hpp), host-visible (staging) or not.
 struct Allocation {
   VkBuffer buffer = VK_NULL_HANDLE;
   VkDeviceMemory memory = VK_NULL_HANDLE;
   void* host = nullptr;     ///< mapped for its life when host-visible, else null
   bool coherent = true;     ///< host writes and reads need no flush or invalidate
   VkDeviceSize bytes = 0;   ///< its size
+  VkDeviceSize offset = 0;  ///< where the buffer is bound in `memory` (0 unless in a block)
+  VkDeviceSize reserved = 0;    ///< the block's bytes it holds (a block's range)
+  VulkanBlock* block = nullptr; ///< the block `memory` belongs to (null: memory of its own)
 };
 
 /// A command buffer of a Queue and the staging its commands read or write, free again once `value`
@@ -184,6 +189,21 @@ struct Retired {
 };
 
 }  // namespace backend::vk
+
+/// One block: kBlockBytes of one memory type, mapped for its life when host-visible, and which of its
+/// kGranule-byte pages are taken (a bitmap, first fit). A slot of VulkanDeviceRecord::blocks (no memory:
+/// a free slot), so blocks come and go without an allocation of edgemem's. Under its block_lock.
+struct VulkanBlock {
+  static constexpr VkDeviceSize kBlockBytes = VkDeviceSize{32} << 20;  ///< the size of every block
+  static constexpr VkDeviceSize kGranule = 4096;                       ///< its page, bytes
+  static constexpr std::size_t kPages = static_cast<std::size_t>(kBlockBytes / kGranule);
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  void* host = nullptr;          ///< its first byte, when host-visible
+  std::uint32_t type = 0;        ///< its memory type
+  std::size_t used_pages = 0;    ///< pages taken
+  std::uint64_t words[kPages / 64] = {};  ///< one bit per page, 1 = taken
+  static constexpr std::uint32_t kSlots = 32;  ///< blocks a device has at most (1 GiB; past them buffers get memory of their own)
+};
 
 /// The backend's state of one device (NativeContext::record): its entry points, facts gathered at
 /// context creation, its queues, and the Queues made on them.
@@ -212,6 +232,10 @@ struct VulkanDeviceRecord {
   bool flusher_stop = false;                    ///< under `lock`
   backend::vk::Retired* retired = nullptr;      ///< memory released while commands may still reach it (under `lock`)
   VulkanQueueRecord* internal = nullptr;        ///< edgemem's own Queue (initial contents), made on first use
+  std::mutex block_lock;                        ///< guards `blocks` and their bitmaps
+  VulkanBlock blocks[VulkanBlock::kSlots];      ///< the memory small buffers share (vk_block.hpp; under block_lock)
+  std::atomic<std::uint32_t> allocations{0};    ///< live VkDeviceMemory allocations of edgemem's
+  std::uint32_t max_allocations = UINT32_MAX;   ///< maxMemoryAllocationCount (or EDGEMEM_VULKAN_MAX_ALLOCATIONS)
 };
 
 /// The backend's state of one Queue (NativeQueue::record): its timeline semaphore and the batches it

@@ -28,6 +28,9 @@ Result<VulkanRoot*> make_root(VulkanDeviceRecord& d, const vk::Allocation& a, Vu
   if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for a Vulkan root record");
   auto* root = new (mem) VulkanRoot;
   root->memory = reinterpret_cast<std::uint64_t>(a.memory);
+  root->memory_offset = a.offset;
+  root->block = a.block;
+  root->reserved = a.reserved;
   root->kind = kind;
   root->device = &d;
   root->bytes = a.bytes;
@@ -42,7 +45,7 @@ Result<void> upload(VulkanDeviceRecord& d, VkBuffer dst, const void* src, VkDevi
   auto copy = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
     EDGEMEM_TRY_ASSIGN(staging, vk::allocate(d, bytes, vk::Placement::staging));
     std::memcpy(staging.host, src, static_cast<std::size_t>(bytes));
-    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, true));
+    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging, true));
     const VkBufferCopy region{0, 0, bytes};
     d.fns.vkCmdCopyBuffer(cb, staging.buffer, dst, 1, &region);
     return {};
@@ -71,7 +74,7 @@ Result<Vulkan::NativeMem> wrap_caller(VulkanDeviceRecord& d, const Vulkan::MemDe
     Result<void> filled{};
     if (imported->host != nullptr) {
       std::memcpy(imported->host, desc.use_host, desc.bytes);
-      if (!imported->coherent) filled = vk::host_sync(d, imported->memory, 0, VK_WHOLE_SIZE, true);
+      if (!imported->coherent) filled = vk::host_sync(d, *imported, true);
     } else {
       filled = upload(d, imported->buffer, desc.use_host, desc.bytes);
     }
@@ -107,7 +110,7 @@ Result<Vulkan::NativeMem> Vulkan::mem_create(const NativeContext& ctx, const Mem
   if (desc.copy_from != nullptr) {
     if (a.host != nullptr) {
       std::memcpy(a.host, desc.copy_from, desc.bytes);
-      if (!a.coherent) filled = vk::host_sync(d, a.memory, 0, VK_WHOLE_SIZE, true);
+      if (!a.coherent) filled = vk::host_sync(d, a, true);
     } else {
       filled = upload(d, a.buffer, desc.copy_from, desc.bytes);
     }
@@ -160,6 +163,9 @@ void Vulkan::mem_release(NativeMem& mem) noexcept {
   if (root->kind != VulkanMemKind::borrowed) {
     a.buffer = buffer;
     a.memory = reinterpret_cast<VkDeviceMemory>(root->memory);
+    a.offset = root->memory_offset;
+    a.block = root->block;
+    a.reserved = root->reserved;
   }
   vk::retire(*root->device, a, root);
 }

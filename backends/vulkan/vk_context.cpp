@@ -7,6 +7,7 @@
 
 #include <edgemem/allocator.hpp>
 
+#include "vk_block.hpp"
 #include "vk_submit.hpp"
 
 namespace edgemem::backend {
@@ -183,6 +184,13 @@ void describe(VkPhysicalDevice physical, bool host_import, VulkanDeviceRecord& r
   // import), and after such a refusal (VK_ERROR_OUT_OF_DEVICE_MEMORY) every later allocation of the device
   // fails the same way (H200, driver 580.159.04: docs/peers/h200_vulkan_2026-11-29/probe_read_only.txt).
   // EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY=1 (tests): any driver is treated so (CI runs that path on lavapipe).
+  // VkDeviceMemory allocations: small buffers share blocks (vk_block.hpp), so the limit is seldom met;
+  // EDGEMEM_VULKAN_MAX_ALLOCATIONS=N (tests) sets a lower one, as on drivers that report 4096.
+  record.max_allocations = p.limits.maxMemoryAllocationCount;
+  const char* max_env = std::getenv("EDGEMEM_VULKAN_MAX_ALLOCATIONS");
+  if (max_env != nullptr && std::strtoul(max_env, nullptr, 10) > 0 &&
+      std::strtoul(max_env, nullptr, 10) < record.max_allocations)
+    record.max_allocations = static_cast<std::uint32_t>(std::strtoul(max_env, nullptr, 10));
   const char* force = std::getenv("EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY");
   record.import_checks_writable =
       driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (force != nullptr && force[0] == '1');
@@ -191,6 +199,7 @@ void describe(VkPhysicalDevice physical, bool host_import, VulkanDeviceRecord& r
 
 void free_record(VulkanDeviceRecord* record) noexcept {
   vk::drain_device(*record);
+  vk::free_blocks(*record);
   vk::drain_events();
   record->~VulkanDeviceRecord();
   DefaultAllocator::deallocate(record, sizeof(VulkanDeviceRecord), alignof(VulkanDeviceRecord));

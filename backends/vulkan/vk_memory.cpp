@@ -10,6 +10,7 @@
 
 #include <edgemem/allocator.hpp>
 
+#include "vk_block.hpp"
 #include "vk_memory.hpp"
 #include "vk_submit.hpp"
 
@@ -114,17 +115,32 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
       break;
   }
   if (type < 0) type = pick_type(d.memory, req.memoryTypeBits, 0, kDeviceLocal, 0);
+  if (type < 0) {
+    release(d, a);
+    return fail_vk(VK_ERROR_OUT_OF_DEVICE_MEMORY);
+  }
+  const VkMemoryPropertyFlags f = d.memory.memoryTypes[type].propertyFlags;
+  a.coherent = (f & kVisible) == 0 || (f & kCoherent) != 0;
+  // Up to kSmallBytes: a range of a block (no VkDeviceMemory of its own: maxMemoryAllocationCount).
+  auto in_block = block_bind(d, req, static_cast<std::uint32_t>(type), a);
+  if (!in_block || *in_block) {
+    if (!in_block) release(d, a);
+    if (!in_block) return fail(in_block.error());
+    return a;
+  }
+  auto counted = count_allocation(d);
+  if (!counted) {
+    release(d, a);
+    return fail(counted.error());
+  }
   VkMemoryAllocateInfo alloc{};
   alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
-  VkResult status = type < 0 ? VK_ERROR_OUT_OF_DEVICE_MEMORY : d.fns.vkAllocateMemory(d.device, &alloc, nullptr, &a.memory);
+  VkResult status = d.fns.vkAllocateMemory(d.device, &alloc, nullptr, &a.memory);
+  if (status != VK_SUCCESS) uncount_allocation(d);  // (release counts only memory it frees)
   if (status == VK_SUCCESS) status = d.fns.vkBindBufferMemory(d.device, a.buffer, a.memory, 0);
-  const VkMemoryPropertyFlags f = type < 0 ? 0 : d.memory.memoryTypes[type].propertyFlags;
-  if (status == VK_SUCCESS && (f & kVisible) != 0) {
-    status = d.fns.vkMapMemory(d.device, a.memory, 0, VK_WHOLE_SIZE, 0, &a.host);
-    a.coherent = (f & kCoherent) != 0;
-  }
+  if (status == VK_SUCCESS && (f & kVisible) != 0) status = d.fns.vkMapMemory(d.device, a.memory, 0, VK_WHOLE_SIZE, 0, &a.host);
   if (status != VK_SUCCESS) {
     release(d, a);
     return fail_vk(status);
@@ -171,8 +187,14 @@ Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize byte
   alloc.pNext = &import;
   alloc.allocationSize = span;
   alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
+  auto counted = count_allocation(d);
+  if (!counted) {
+    release(d, a);
+    return fail(counted.error());
+  }
   VkResult status = type < 0 || req.size > span ? VK_ERROR_INVALID_EXTERNAL_HANDLE
                                                 : d.fns.vkAllocateMemory(d.device, &alloc, nullptr, &a.memory);
+  if (status != VK_SUCCESS) uncount_allocation(d);  // (release counts only memory it frees)
   if (status == VK_SUCCESS) status = d.fns.vkBindBufferMemory(d.device, a.buffer, a.memory, 0);
   if (status != VK_SUCCESS) {
     release(d, a);  // (NVIDIA answers out of device memory for pages the process may only read)
@@ -189,7 +211,12 @@ void release(VulkanDeviceRecord& d, Allocation& a) noexcept {
     return;
   }
   if (a.buffer != VK_NULL_HANDLE) d.fns.vkDestroyBuffer(d.device, a.buffer, nullptr);
-  if (a.memory != VK_NULL_HANDLE) d.fns.vkFreeMemory(d.device, a.memory, nullptr);  // unmaps it too
+  if (a.block != nullptr) {
+    block_free(d, a);
+  } else if (a.memory != VK_NULL_HANDLE) {
+    d.fns.vkFreeMemory(d.device, a.memory, nullptr);  // unmaps it too
+    uncount_allocation(d);
+  }
   a = Allocation{};
 }
 

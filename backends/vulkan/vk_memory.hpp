@@ -36,6 +36,12 @@ void release(VulkanDeviceRecord& d, Allocation& a) noexcept;
 [[nodiscard]] Result<void> host_sync(VulkanDeviceRecord& d, VkDeviceMemory memory, VkDeviceSize offset,
                                      VkDeviceSize bytes, bool to_device) noexcept;
 
+/// Flushes (`to_device`) or invalidates the bytes of host-visible, non-coherent allocation `a` (only
+/// its own range of a block). Errc: out_of_host_memory, out_of_device_memory.
+[[nodiscard]] inline Result<void> host_sync(VulkanDeviceRecord& d, const Allocation& a, bool to_device) noexcept {
+  return host_sync(d, a.memory, a.offset, a.block != nullptr ? a.bytes : VK_WHOLE_SIZE, to_device);
+}
+
 /// Destroys `a` (and frees `root`, when given) once every Queue has passed what it has enqueued now.
 void retire(VulkanDeviceRecord& d, const Allocation& a, VulkanRoot* root) noexcept;
 

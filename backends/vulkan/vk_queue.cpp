@@ -108,8 +108,31 @@ std::uint32_t waits_of(const Vulkan::CommandEvents& ev, Wait* out) noexcept {
   return n;
 }
 
+bool host_ready(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev) noexcept {
+  std::uint64_t last = 0;
+  {
+    std::lock_guard<std::mutex> guard(q.lock);
+    if (q.batch_count != 0 || q.extra_count != 0) return false;  // held, or a semaphore of the caller's to wait for
+    last = q.assigned;
+  }
+  auto done = value_complete(q, last);  // (a refused batch answers an Error: the slow path reports it)
+  if (!done || !*done) return false;
+  for (std::size_t i = 0; i < ev.wait_count; ++i) {
+    VulkanEvent* const e = ev.waits[i];
+    if (e == nullptr || e->queue == nullptr) continue;
+    done = value_complete(*e->queue, e->value);
+    if (!done || !*done) return false;
+  }
+  return true;
+}
+
 Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder rec) noexcept {
   if (exiting()) return fail_exiting();
+  if (rec.record == nullptr && host_ready(q, ev)) {  // a marker with nothing left to wait for: no batch
+    deliver_completed(*q.device);
+    reap(*q.device, false);
+    return complete_event(ev);
+  }
   Wait waits[kMaxBatchWaits];
   const std::uint32_t n = waits_of(ev, waits);
   Vulkan::NativeEvent record = nullptr;

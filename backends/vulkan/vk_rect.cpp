@@ -52,7 +52,7 @@ Result<void> Vulkan::write_rect(NativeQueue q, const NativeMem& mem, const Rect&
     for (std::size_t z = 0; z < r.z; ++z)
       for (std::size_t y = 0; y < r.y; ++y)
         std::memcpy(out + (z * r.y + y) * r.x, static_cast<const std::byte*>(src) + row_offset(rect.host, y, z), r.x);
-    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, true));
+    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging, true));
     copy_rows(d.fns, cb, staging.buffer, buffer_of(mem), r, [&](std::size_t y, std::size_t z) { return (z * r.y + y) * r.x; },
               [&](std::size_t y, std::size_t z) { return mem.offset + row_offset(rect.buffer, y, z); });
     return {};
@@ -75,7 +75,7 @@ Result<void> Vulkan::read_rect(NativeQueue q, const NativeMem& mem, const Rect& 
   CommandEvents blocking = ev;
   blocking.out = nullptr;
   auto done = vk::run(*q.record, blocking, vk::recorder(record));
-  if (done && !staging.coherent) done = vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, false);
+  if (done && !staging.coherent) done = vk::host_sync(d, staging, false);
   if (done) {
     const auto* in = static_cast<const std::byte*>(staging.host);
     for (std::size_t z = 0; z < r.z; ++z)

@@ -55,9 +55,16 @@ Recorder recorder(F& f) noexcept {
 /// The events of `ev.waits` not known complete, as waits (at most kMaxBatchWaits).
 std::uint32_t waits_of(const Vulkan::CommandEvents& ev, Wait* out) noexcept;
 
+/// Whether every command enqueued on q so far and every event of `ev.waits` has completed (their
+/// timelines asked when the cache lags; reads seen complete are copied out) and nothing of q is held:
+/// then a marker has nothing to wait for, and the host may touch host-visible memory at once. No lock
+/// may be held.
+bool host_ready(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev) noexcept;
+
 /// Runs a command on q under `ev`: waits for ev.waits, records `rec` (none: a marker), then hands its
 /// event to *ev.out (async) or waits for it (blocking). Errc: out_of_host_memory, out_of_device_memory,
-/// the recorder's, backend_failure.
+/// the recorder's, backend_failure. A marker (no `rec`) for which host_ready() holds
+/// submits nothing: its event is complete at once.
 [[nodiscard]] Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder rec = {}) noexcept;
 
 /// Hands a completed event to *ev.out, when set (a command that finished on the host). Errc: out_of_host_memory.

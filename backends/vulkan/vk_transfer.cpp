@@ -29,7 +29,7 @@ Result<vk::Allocation> staged_copy(VulkanDeviceRecord& d, const void* src, VkDev
   EDGEMEM_TRY_ASSIGN(vk::Allocation s, vk::allocate(d, bytes, vk::Placement::staging));
   std::memcpy(s.host, src, static_cast<std::size_t>(bytes));
   if (!s.coherent) {
-    auto flushed = vk::host_sync(d, s.memory, 0, VK_WHOLE_SIZE, true);
+    auto flushed = vk::host_sync(d, s, true);
     if (!flushed) {
       vk::release(d, s);
       return fail(flushed.error());
@@ -65,6 +65,13 @@ Result<void> Vulkan::write(NativeQueue q, const NativeMem& mem, std::size_t offs
   EDGEMEM_TRY(vk::await_reads_into(d, src, bytes));  // `src` is copied now: an earlier async read's bytes first
   vk::note_written(mem);
   const VkDeviceSize at = mem.offset + offset;
+  if (mem.host != nullptr && vk::host_ready(*q.record, ev)) {  // host-visible, nothing before it left: a memcpy
+    std::memcpy(static_cast<std::byte*>(mem.host) + offset, src, bytes);
+    if (!mem.root->coherent)
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
+                                mem.root->memory_offset + at, bytes, true));
+    return vk::complete_event(ev);
+  }
   auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
     if (at % 4 == 0 && bytes % 4 == 0 && bytes <= kUpdateMax) {
       d.fns.vkCmdUpdateBuffer(cb, buffer_of(mem), at, bytes, src);
@@ -97,7 +104,8 @@ Result<void> Vulkan::read(NativeQueue q, const NativeMem& mem, std::size_t offse
   if (mem.host != nullptr) {  // host-visible: the Queue's earlier commands, then the bytes themselves
     EDGEMEM_TRY(vk::run(*q.record, blocking));
     if (!mem.root->coherent)
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + offset, bytes, false));
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
+                              mem.root->memory_offset + mem.offset + offset, bytes, false));
     std::memcpy(dst, static_cast<const std::byte*>(mem.host) + offset, bytes);
     return vk::complete_event(ev);
   }
@@ -109,7 +117,7 @@ Result<void> Vulkan::read(NativeQueue q, const NativeMem& mem, std::size_t offse
     return {};
   };
   auto done = vk::run(*q.record, blocking, vk::recorder(record));
-  if (done && !staging.coherent) done = vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, false);
+  if (done && !staging.coherent) done = vk::host_sync(d, staging, false);
   if (done) std::memcpy(dst, staging.host, bytes);
   vk::release(d, staging);
   EDGEMEM_TRY(done);
@@ -134,7 +142,7 @@ Result<void> Vulkan::fill(NativeQueue q, const NativeMem& mem, std::size_t offse
     EDGEMEM_TRY_ASSIGN(staging, vk::allocate(d, chunk, vk::Placement::staging));
     for (VkDeviceSize i = 0; i < chunk; i += pattern_bytes)
       std::memcpy(static_cast<std::byte*>(staging.host) + i, pattern, pattern_bytes);
-    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging.memory, 0, VK_WHOLE_SIZE, true));
+    if (!staging.coherent) EDGEMEM_TRY(vk::host_sync(d, staging, true));
     VkBufferCopy regions[kRegions];
     std::uint32_t n = 0;
     for (VkDeviceSize done = 0; done < bytes; done += chunk) {
@@ -183,7 +191,8 @@ Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access a
   if (mem.host != nullptr) {
     EDGEMEM_TRY(vk::run(*q.record, blocking));
     if (!mem.root->coherent && access != Access::write_discard)
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + offset, bytes, false));
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
+                              mem.root->memory_offset + mem.offset + offset, bytes, false));
     const bool flush = !mem.root->coherent && access != Access::read;
     return Mapped{static_cast<std::byte*>(mem.host) + offset, flush ? (static_cast<std::uintptr_t>(bytes) << 2) | kFlush : 0u};
   }
@@ -208,7 +217,7 @@ Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access a
   };
   auto done = access == Access::write_discard ? vk::run(*q.record, blocking) : vk::run(*q.record, blocking, vk::recorder(record));
   if (done && !m->staging.coherent && access != Access::write_discard)
-    done = vk::host_sync(d, m->staging.memory, 0, VK_WHOLE_SIZE, false);
+    done = vk::host_sync(d, m->staging, false);
   if (!done) return drop(fail(done.error()));
   return Mapped{m->staging.host, reinterpret_cast<std::uintptr_t>(m)};
 }
@@ -223,7 +232,8 @@ Result<void> Vulkan::unmap(NativeQueue q, const NativeMem& mem, const Mapped& ma
   if (mapped.state == 0 || how != 0) {  // zero-copy or a shadow read: written bytes flushed, no command needed
     if (how == kFlush) {
       const auto at = static_cast<VkDeviceSize>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host));
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory), mem.offset + at, mapped.state >> 2, true));
+      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
+                              mem.root->memory_offset + mem.offset + at, mapped.state >> 2, true));
     }
     if (ev.wait_count == 0) return vk::complete_event(ev);
     return vk::run(*q.record, ev);
@@ -232,7 +242,7 @@ Result<void> Vulkan::unmap(NativeQueue q, const NativeMem& mem, const Mapped& ma
   Result<void> done{};
   if (m->write) {  // the staging goes with the command buffer: released once the upload has run
     auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
-      if (!m->staging.coherent) EDGEMEM_TRY(vk::host_sync(d, m->staging.memory, 0, VK_WHOLE_SIZE, true));
+      if (!m->staging.coherent) EDGEMEM_TRY(vk::host_sync(d, m->staging, true));
       const VkBufferCopy region{0, m->offset, m->staging.bytes};
       d.fns.vkCmdCopyBuffer(cb, m->staging.buffer, buffer_of(mem), 1, &region);
       staging = m->staging;
