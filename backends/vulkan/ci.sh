@@ -13,20 +13,28 @@ vulkan_env() {
     VK_LAYER_MESSAGE_ID_FILTER=UNASSIGNED-VkSemaphore-state-timeout LP_NUM_THREADS=2 "$@"
 }
 
-# The library, tests and tools (no benchmarks or examples), built with -Werror, every suite on lavapipe under the validation layer
-# (the conformance suite unchanged, the fuzz corpora compared with the host model, IPC, threads); a
-# validation message fails the run.
+# The library, tests, tools and benchmarks (no examples), built with -Werror, every suite on lavapipe under the
+# validation layer (the conformance suite unchanged, the fuzz corpora compared with the host model, IPC,
+# threads), then bench/vulkan_overhead --quick under it too (its raw Vulkan sequences and edgemem's, both
+# raw paths: lavapipe's numbers mean nothing, the layer's verdict does); a validation message fails the run.
 backend_ci_vulkan() {
-  vulkan_env build_and_test_suites build-test-vulkan "" -Dmemory_backend=vulkan -Dlive_counters=true -Dbench=disabled \
+  vulkan_env build_and_test_suites build-test-vulkan "" -Dmemory_backend=vulkan -Dlive_counters=true \
     -Dexamples=disabled -Dtests_optimized=false
-  # The conformance suite again as on a driver that imports only pages the process may write (NVIDIA's):
-  # read-only caller memory is then copied or refused, never handed to the driver.
-  EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY=1 vulkan_env build-test-vulkan/tests/edgemem_conformance \
+  local bench=build-test-vulkan/backends/vulkan/bench/vulkan_overhead log=build-test-vulkan/meson-logs/vulkan-overhead.txt
+  { vulkan_env "$bench" --quick && vulkan_env "$bench" --quick --raw-staged; } > "$log" 2>&1 || {
+    tail -30 "$log" >&2
+    return 1
+  }
+  # The conformance suite again as on a driver that imports only pages the process may write (NVIDIA's:
+  # read-only caller memory is then copied or refused, never handed to the driver) and whose host-visible
+  # memory is not coherent (every flush and invalidate, with its atom rounding, checked by the layer).
+  EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY=1 EDGEMEM_VULKAN_NONCOHERENT=1 vulkan_env build-test-vulkan/tests/edgemem_conformance \
     > build-test-vulkan/meson-logs/conformance-writable-only.txt 2>&1 || {
     tail -30 build-test-vulkan/meson-logs/conformance-writable-only.txt >&2
     return 1
   }
-  if grep -q "Validation Error" build-test-vulkan/meson-logs/testlog.txt build-test-vulkan/meson-logs/conformance-writable-only.txt; then
+  if grep -q "Validation Error" build-test-vulkan/meson-logs/testlog.txt build-test-vulkan/meson-logs/conformance-writable-only.txt \
+    build-test-vulkan/meson-logs/vulkan-overhead.txt; then
     echo "build-test-vulkan: the validation layer reported errors (build-test-vulkan/meson-logs/testlog.txt)" >&2
     return 1
   fi

@@ -60,7 +60,9 @@ struct NativeContext {
 /// Native queue handles. Several edgemem Queues may share one VkQueue: each has its own timeline
 /// semaphore. Submit your dispatches between begin_native and end_native with vulkan_queue_submit, which
 /// keeps them in the Queue's order; any other vkQueueSubmit of yours on `queue` must hold `submit_lock`
-/// (a VkQueue is externally synchronized) and is ordered only after what edgemem has submitted so far.
+/// (a VkQueue is externally synchronized) and is ordered only after what edgemem has submitted so far:
+/// nothing of edgemem's waits for it (a marker or finish() whose Queue has nothing left to run submits
+/// nothing), so wait for it yourself before edgemem's commands touch what it writes.
 struct NativeQueue {
   VkQueue_T* queue = nullptr;              ///< VkQueue
   VkDevice_T* device = nullptr;            ///< VkDevice of the queue

@@ -154,6 +154,7 @@ struct ReadBack {
   VkDeviceMemory memory = VK_NULL_HANDLE;  ///< the staging's memory, invalidated first (null: coherent)
   VkDeviceSize offset = 0;                 ///< where the staging is in `memory`
   VkDeviceSize span = 0;                   ///< the staging's bytes to invalidate (VK_WHOLE_SIZE: all of `memory`)
+  VkDeviceSize memory_bytes = 0;           ///< the size of `memory`
 };
 
 /// A buffer and its memory (its own, or a range of a block: vk_block.hpp), host-visible (staging) or not.
@@ -236,6 +237,7 @@ struct VulkanDeviceRecord {
   VulkanBlock blocks[VulkanBlock::kSlots];      ///< the memory small buffers share (vk_block.hpp; under block_lock)
   std::atomic<std::uint32_t> allocations{0};    ///< live VkDeviceMemory allocations of edgemem's
   std::uint32_t max_allocations = UINT32_MAX;   ///< maxMemoryAllocationCount (or EDGEMEM_VULKAN_MAX_ALLOCATIONS)
+  bool force_noncoherent = false;               ///< EDGEMEM_VULKAN_NONCOHERENT=1: host-visible memory flushed and invalidated as if not coherent
 };
 
 /// The backend's state of one Queue (NativeQueue::record): its timeline semaphore and the batches it

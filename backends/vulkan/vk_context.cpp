@@ -191,6 +191,10 @@ void describe(VkPhysicalDevice physical, bool host_import, VulkanDeviceRecord& r
   if (max_env != nullptr && std::strtoul(max_env, nullptr, 10) > 0 &&
       std::strtoul(max_env, nullptr, 10) < record.max_allocations)
     record.max_allocations = static_cast<std::uint32_t>(std::strtoul(max_env, nullptr, 10));
+  // EDGEMEM_VULKAN_NONCOHERENT=1 (tests): every host-visible type is flushed and invalidated as if it were
+  // not coherent (valid on coherent memory too), so lavapipe's CI runs those paths under the validation layer.
+  const char* noncoherent = std::getenv("EDGEMEM_VULKAN_NONCOHERENT");
+  record.force_noncoherent = noncoherent != nullptr && noncoherent[0] == '1';
   const char* force = std::getenv("EDGEMEM_VULKAN_IMPORT_WRITABLE_ONLY");
   record.import_checks_writable =
       driver.driverID == VK_DRIVER_ID_NVIDIA_PROPRIETARY || (force != nullptr && force[0] == '1');

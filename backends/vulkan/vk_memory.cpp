@@ -120,7 +120,7 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
     return fail_vk(VK_ERROR_OUT_OF_DEVICE_MEMORY);
   }
   const VkMemoryPropertyFlags f = d.memory.memoryTypes[type].propertyFlags;
-  a.coherent = (f & kVisible) == 0 || (f & kCoherent) != 0;
+  a.coherent = (f & kVisible) == 0 || ((f & kCoherent) != 0 && !d.force_noncoherent);
   // Up to kSmallBytes: a range of a block (no VkDeviceMemory of its own: maxMemoryAllocationCount).
   auto in_block = block_bind(d, req, static_cast<std::uint32_t>(type), a);
   if (!in_block || *in_block) {
@@ -137,6 +137,7 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
   alloc.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex = static_cast<std::uint32_t>(type);
+  a.reserved = req.size;
   VkResult status = d.fns.vkAllocateMemory(d.device, &alloc, nullptr, &a.memory);
   if (status != VK_SUCCESS) uncount_allocation(d);  // (release counts only memory it frees)
   if (status == VK_SUCCESS) status = d.fns.vkBindBufferMemory(d.device, a.buffer, a.memory, 0);
@@ -201,7 +202,8 @@ Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize byte
     return fail(Errc::unsupported, "the driver refused to import these host pages");
   }
   a.host = p;
-  a.coherent = (d.memory.memoryTypes[type].propertyFlags & kCoherent) != 0;
+  a.reserved = span;
+  a.coherent = (d.memory.memoryTypes[type].propertyFlags & kCoherent) != 0;  // (never mapped: not forced)
   return a;
 }
 
@@ -221,13 +223,15 @@ void release(VulkanDeviceRecord& d, Allocation& a) noexcept {
 }
 
 Result<void> host_sync(VulkanDeviceRecord& d, VkDeviceMemory memory, VkDeviceSize offset, VkDeviceSize bytes,
-                       bool to_device) noexcept {
+                       VkDeviceSize memory_bytes, bool to_device) noexcept {
   const VkDeviceSize atom = d.limits.nonCoherentAtomSize != 0 ? d.limits.nonCoherentAtomSize : 1;
   VkMappedMemoryRange range{};
   range.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE;
   range.memory = memory;
   range.offset = offset / atom * atom;
-  range.size = VK_WHOLE_SIZE == bytes ? VK_WHOLE_SIZE : ((offset + bytes + atom - 1) / atom * atom) - range.offset;
+  const VkDeviceSize end = (offset + bytes + atom - 1) / atom * atom;  // (bytes VK_WHOLE_SIZE: wraps, below)
+  // An end rounded past the memory's last byte (not a multiple of the atom) is said as VK_WHOLE_SIZE.
+  range.size = bytes == VK_WHOLE_SIZE || end < offset || end > memory_bytes ? VK_WHOLE_SIZE : end - range.offset;
   return check(to_device ? d.fns.vkFlushMappedMemoryRanges(d.device, 1, &range)
                          : d.fns.vkInvalidateMappedMemoryRanges(d.device, 1, &range));
 }

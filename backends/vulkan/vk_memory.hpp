@@ -31,15 +31,28 @@ inline void note_written(const Vulkan::NativeMem& m) noexcept {
 /// Destroys `a` at once (nothing may reach it any more).
 void release(VulkanDeviceRecord& d, Allocation& a) noexcept;
 
-/// Flushes (`to_device`) or invalidates `bytes` at `offset` of host-visible, non-coherent `memory`,
-/// rounded out to nonCoherentAtomSize. Errc: out_of_host_memory, out_of_device_memory.
+/// Flushes (`to_device`) or invalidates `bytes` at `offset` of host-visible, non-coherent `memory` (of
+/// `memory_bytes` bytes), rounded out to nonCoherentAtomSize. Errc: out_of_host_memory, out_of_device_memory.
 [[nodiscard]] Result<void> host_sync(VulkanDeviceRecord& d, VkDeviceMemory memory, VkDeviceSize offset,
-                                     VkDeviceSize bytes, bool to_device) noexcept;
+                                     VkDeviceSize bytes, VkDeviceSize memory_bytes, bool to_device) noexcept;
+
+/// The size of the VkDeviceMemory an allocation (`block`, `reserved`) is bound to.
+inline VkDeviceSize memory_bytes_of(const VulkanBlock* block, VkDeviceSize reserved) noexcept {
+  return block != nullptr ? VulkanBlock::kBlockBytes : reserved;
+}
+
+/// host_sync() of `bytes` at `at` of a root's VkBuffer (`root`: memory of its own or a block's range).
+[[nodiscard]] inline Result<void> root_sync(VulkanDeviceRecord& d, const VulkanRoot& root, VkDeviceSize at,
+                                            VkDeviceSize bytes, bool to_device) noexcept {
+  return host_sync(d, reinterpret_cast<VkDeviceMemory>(root.memory), root.memory_offset + at, bytes,
+                   memory_bytes_of(root.block, root.reserved), to_device);
+}
 
 /// Flushes (`to_device`) or invalidates the bytes of host-visible, non-coherent allocation `a` (only
 /// its own range of a block). Errc: out_of_host_memory, out_of_device_memory.
 [[nodiscard]] inline Result<void> host_sync(VulkanDeviceRecord& d, const Allocation& a, bool to_device) noexcept {
-  return host_sync(d, a.memory, a.offset, a.block != nullptr ? a.bytes : VK_WHOLE_SIZE, to_device);
+  return host_sync(d, a.memory, a.offset, a.block != nullptr ? a.bytes : VK_WHOLE_SIZE,
+                   memory_bytes_of(a.block, a.reserved), to_device);
 }
 
 /// Destroys `a` (and frees `root`, when given) once every Queue has passed what it has enqueued now.

@@ -17,7 +17,7 @@ void deliver(VulkanQueueRecord& q, std::uint64_t value) noexcept {
   std::uint32_t done = 0;
   for (; done < q.read_count && q.reads[done].value <= value; ++done) {
     const ReadBack& r = q.reads[done];
-    if (r.memory != VK_NULL_HANDLE) (void)host_sync(*q.device, r.memory, r.offset, r.span, false);
+    if (r.memory != VK_NULL_HANDLE) (void)host_sync(*q.device, r.memory, r.offset, r.span, r.memory_bytes, false);
     std::memcpy(r.to, r.from, r.bytes);
   }
   if (done == 0) return;

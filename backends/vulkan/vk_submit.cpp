@@ -312,7 +312,8 @@ Result<std::uint64_t> submit_batch(VulkanQueueRecord& q, const Wait* waits, std:
     if (rec.read_to != nullptr) {  // known before any thread can see `value` complete
       const ReadBack back{value, r->staging.host, rec.read_to, rec.read_bytes,
                           r->staging.coherent ? VK_NULL_HANDLE : r->staging.memory, r->staging.offset,
-                          r->staging.block != nullptr ? r->staging.bytes : VK_WHOLE_SIZE};
+                          r->staging.block != nullptr ? r->staging.bytes : VK_WHOLE_SIZE,
+                          memory_bytes_of(r->staging.block, r->staging.reserved)};
       auto added = add_read(q, back);
       if (!added) {
         release(*q.device, r->staging);

@@ -68,8 +68,7 @@ Result<void> Vulkan::write(NativeQueue q, const NativeMem& mem, std::size_t offs
   if (mem.host != nullptr && vk::host_ready(*q.record, ev)) {  // host-visible, nothing before it left: a memcpy
     std::memcpy(static_cast<std::byte*>(mem.host) + offset, src, bytes);
     if (!mem.root->coherent)
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
-                                mem.root->memory_offset + at, bytes, true));
+      EDGEMEM_TRY(vk::root_sync(d, *mem.root, at, bytes, true));
     return vk::complete_event(ev);
   }
   auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
@@ -104,8 +103,7 @@ Result<void> Vulkan::read(NativeQueue q, const NativeMem& mem, std::size_t offse
   if (mem.host != nullptr) {  // host-visible: the Queue's earlier commands, then the bytes themselves
     EDGEMEM_TRY(vk::run(*q.record, blocking));
     if (!mem.root->coherent)
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
-                              mem.root->memory_offset + mem.offset + offset, bytes, false));
+      EDGEMEM_TRY(vk::root_sync(d, *mem.root, mem.offset + offset, bytes, false));
     std::memcpy(dst, static_cast<const std::byte*>(mem.host) + offset, bytes);
     return vk::complete_event(ev);
   }
@@ -191,8 +189,7 @@ Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access a
   if (mem.host != nullptr) {
     EDGEMEM_TRY(vk::run(*q.record, blocking));
     if (!mem.root->coherent && access != Access::write_discard)
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
-                              mem.root->memory_offset + mem.offset + offset, bytes, false));
+      EDGEMEM_TRY(vk::root_sync(d, *mem.root, mem.offset + offset, bytes, false));
     const bool flush = !mem.root->coherent && access != Access::read;
     return Mapped{static_cast<std::byte*>(mem.host) + offset, flush ? (static_cast<std::uintptr_t>(bytes) << 2) | kFlush : 0u};
   }
@@ -232,8 +229,7 @@ Result<void> Vulkan::unmap(NativeQueue q, const NativeMem& mem, const Mapped& ma
   if (mapped.state == 0 || how != 0) {  // zero-copy or a shadow read: written bytes flushed, no command needed
     if (how == kFlush) {
       const auto at = static_cast<VkDeviceSize>(static_cast<std::byte*>(mapped.host) - static_cast<std::byte*>(mem.host));
-      EDGEMEM_TRY(vk::host_sync(d, reinterpret_cast<VkDeviceMemory>(mem.root->memory),
-                              mem.root->memory_offset + mem.offset + at, mapped.state >> 2, true));
+      EDGEMEM_TRY(vk::root_sync(d, *mem.root, mem.offset + at, mapped.state >> 2, true));
     }
     if (ev.wait_count == 0) return vk::complete_event(ev);
     return vk::run(*q.record, ev);
