@@ -167,6 +167,7 @@ struct Allocation {
   VkDeviceSize offset = 0;  ///< where the buffer is bound in `memory` (0 unless in a block)
   VkDeviceSize reserved = 0;    ///< the block's bytes it holds (a block's range)
   VulkanBlock* block = nullptr; ///< the block `memory` belongs to (null: memory of its own)
+  VkDeviceSize staging_class = 0;  ///< staging past a block's size: its buffer's size (a power of two), kept for reuse
 };
 
 /// A command buffer of a Queue and the staging its commands read or write, free again once `value`
@@ -237,6 +238,9 @@ struct VulkanDeviceRecord {
   VulkanBlock blocks[VulkanBlock::kSlots];      ///< the memory small buffers share (vk_block.hpp; under block_lock)
   std::atomic<std::uint32_t> allocations{0};    ///< live VkDeviceMemory allocations of edgemem's
   std::uint32_t max_allocations = UINT32_MAX;   ///< maxMemoryAllocationCount (or EDGEMEM_VULKAN_MAX_ALLOCATIONS)
+  /// Staging buffers past a block's size, released and kept for the next transfer of their class (under
+  /// block_lock; vk_block.hpp).
+  backend::vk::Allocation staging_cache[4];
   bool force_noncoherent = false;               ///< EDGEMEM_VULKAN_NONCOHERENT=1: host-visible memory flushed and invalidated as if not coherent
 };
 

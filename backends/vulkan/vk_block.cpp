@@ -112,7 +112,60 @@ void block_free(VulkanDeviceRecord& d, const Allocation& a) noexcept {
   if (b.used_pages == 0 && another_of_type(d, b)) destroy(d, b);  // its type's last block stays, for the next
 }
 
+bool take_staging(VulkanDeviceRecord& d, VkDeviceSize bytes, Allocation& a) noexcept {
+  const VkDeviceSize cls = staging_class(bytes);
+  std::lock_guard<std::mutex> guard(d.block_lock);
+  for (Allocation& kept : d.staging_cache)
+    if (kept.memory != VK_NULL_HANDLE && kept.staging_class == cls) {
+      a = kept;
+      a.bytes = bytes;
+      kept = Allocation{};
+      return true;
+    }
+  return false;
+}
+
+bool put_staging(VulkanDeviceRecord& d, const Allocation& a) noexcept {
+  if (a.staging_class > kStagingKeepMax) return false;
+  std::lock_guard<std::mutex> guard(d.block_lock);
+  VkDeviceSize total = a.staging_class;
+  Allocation* room = nullptr;
+  for (Allocation& kept : d.staging_cache) {
+    if (kept.memory == VK_NULL_HANDLE) room = &kept;
+    else total += kept.staging_class;
+  }
+  if (room == nullptr || total > kStagingKeepTotal) return false;
+  *room = a;
+  return true;
+}
+
+namespace {
+
+/// Destroys kept staging `a` (its buffer and memory). Under block_lock.
+void free_kept(VulkanDeviceRecord& d, Allocation& a) noexcept {
+  if (!exiting()) {
+    d.fns.vkDestroyBuffer(d.device, a.buffer, nullptr);
+    d.fns.vkFreeMemory(d.device, a.memory, nullptr);
+  }
+  uncount_allocation(d);
+  a = Allocation{};
+}
+
+}  // namespace
+
+bool drop_staging(VulkanDeviceRecord& d) noexcept {
+  std::lock_guard<std::mutex> guard(d.block_lock);
+  bool dropped = false;
+  for (Allocation& kept : d.staging_cache)
+    if (kept.memory != VK_NULL_HANDLE) {
+      free_kept(d, kept);
+      dropped = true;
+    }
+  return dropped;
+}
+
 void free_blocks(VulkanDeviceRecord& d) noexcept {
+  (void)drop_staging(d);
   std::lock_guard<std::mutex> guard(d.block_lock);
   for (VulkanBlock& b : d.blocks)
     if (b.memory != VK_NULL_HANDLE) destroy(d, b);

@@ -27,7 +27,27 @@ void uncount_allocation(VulkanDeviceRecord& d) noexcept;
 /// Gives `a`'s pages back to its block; an empty block is freed unless it is its type's only one.
 void block_free(VulkanDeviceRecord& d, const Allocation& a) noexcept;
 
-/// Frees every block of `d` (context release: nothing is bound to them any more).
+/// The size class of a staging buffer of `bytes` (> kSmallBytes): the power of two at or above it.
+constexpr VkDeviceSize staging_class(VkDeviceSize bytes) noexcept {
+  VkDeviceSize c = kSmallBytes;
+  while (c < bytes) c <<= 1;
+  return c;
+}
+
+/// Largest staging buffer kept for reuse, and most bytes kept at once.
+constexpr VkDeviceSize kStagingKeepMax = VkDeviceSize{64} << 20;
+constexpr VkDeviceSize kStagingKeepTotal = VkDeviceSize{128} << 20;
+
+/// Takes a kept staging buffer of `bytes`' class into `a` (a.bytes = bytes). False: none kept.
+bool take_staging(VulkanDeviceRecord& d, VkDeviceSize bytes, Allocation& a) noexcept;
+
+/// Keeps released staging `a` for reuse; false when it is not kept (too large, or no room: the caller frees it).
+bool put_staging(VulkanDeviceRecord& d, const Allocation& a) noexcept;
+
+/// Frees the kept staging buffers; false when there was none.
+bool drop_staging(VulkanDeviceRecord& d) noexcept;
+
+/// Frees every block of `d` and the kept staging (context release: nothing is bound to them any more).
 void free_blocks(VulkanDeviceRecord& d) noexcept;
 
 }  // namespace edgemem::backend::vk

@@ -95,14 +95,19 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
   info.usage = kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   Allocation a;
+  if (placement == Placement::staging && bytes > kSmallBytes) {  // kept for reuse when released (vk_block.hpp)
+    if (take_staging(d, bytes, a)) return a;
+    info.size = a.staging_class = staging_class(bytes);
+  }
   a.bytes = bytes;
   EDGEMEM_TRY(check(d.fns.vkCreateBuffer(d.device, &info, nullptr, &a.buffer)));
   VkMemoryRequirements req{};
   d.fns.vkGetBufferMemoryRequirements(d.device, a.buffer, &req);
   int type = -1;
   switch (placement) {
-    case Placement::device:  // device-local; host-visible too where every device-local type is (unified)
-      type = pick_type(d.memory, req.memoryTypeBits, kDeviceLocal, kVisible | kCoherent | kCached, 0);
+    case Placement::device:  // device-local: host-visible on unified memory; else not (host reads of a BAR crawl)
+      type = d.unified ? pick_type(d.memory, req.memoryTypeBits, kDeviceLocal, kVisible | kCoherent | kCached, 0)
+                       : pick_type(d.memory, req.memoryTypeBits, kDeviceLocal, 0, kVisible);
       break;
     case Placement::host:  // host memory the device reaches
       type = pick_type(d.memory, req.memoryTypeBits, kVisible, kCoherent | kCached, d.unified ? 0u : kDeviceLocal);
@@ -129,6 +134,7 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
     return a;
   }
   auto counted = count_allocation(d);
+  if (!counted && drop_staging(d)) counted = count_allocation(d);  // cached staging gives way
   if (!counted) {
     release(d, a);
     return fail(counted.error());
@@ -209,6 +215,10 @@ Result<Allocation> import_host(VulkanDeviceRecord& d, void* p, VkDeviceSize byte
 
 void release(VulkanDeviceRecord& d, Allocation& a) noexcept {
   if (exiting()) {  // no Vulkan call is safe: the process's end takes the memory
+    a = Allocation{};
+    return;
+  }
+  if (a.staging_class != 0 && a.memory != VK_NULL_HANDLE && put_staging(d, a)) {
     a = Allocation{};
     return;
   }
