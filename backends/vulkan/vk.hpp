@@ -167,8 +167,18 @@ struct Allocation {
   VkDeviceSize offset = 0;  ///< where the buffer is bound in `memory` (0 unless in a block)
   VkDeviceSize reserved = 0;    ///< the block's bytes it holds (a block's range)
   VulkanBlock* block = nullptr; ///< the block `memory` belongs to (null: memory of its own)
-  VkDeviceSize staging_class = 0;  ///< staging past a block's size: its buffer's size (a power of two), kept for reuse
+  VkDeviceSize staging_class = 0;  ///< staging: its buffer's size (a power of two), kept for reuse when released
 };
+
+/// What a staged map keeps until its unmap (Mapped::state points to it).
+struct StagedMap {
+  Allocation staging{};
+  VkDeviceSize offset = 0;  ///< in the buffer
+  bool write = false;       ///< unmap uploads the staging
+};
+
+/// StagedMap records a device keeps (staged maps open at once without an allocation).
+constexpr std::size_t kStagedMaps = 64;
 
 /// A command buffer of a Queue and the staging its commands read or write, free again once `value`
 /// has completed.
@@ -238,9 +248,11 @@ struct VulkanDeviceRecord {
   VulkanBlock blocks[VulkanBlock::kSlots];      ///< the memory small buffers share (vk_block.hpp; under block_lock)
   std::atomic<std::uint32_t> allocations{0};    ///< live VkDeviceMemory allocations of edgemem's
   std::uint32_t max_allocations = UINT32_MAX;   ///< maxMemoryAllocationCount (or EDGEMEM_VULKAN_MAX_ALLOCATIONS)
-  /// Staging buffers past a block's size, released and kept for the next transfer of their class (under
-  /// block_lock; vk_block.hpp).
-  backend::vk::Allocation staging_cache[4];
+  backend::vk::StagedMap staged_maps[backend::vk::kStagedMaps];  ///< records for staged maps (vk_transfer.cpp)
+  std::atomic<std::uint64_t> staged_free{~std::uint64_t{0}};     ///< which of staged_maps are free (bit i: record i)
+  /// Staging buffers (with their VkBuffer, in a block or not) released and kept for the next transfer of
+  /// their class (under block_lock; vk_block.hpp).
+  backend::vk::Allocation staging_cache[8];
   bool force_noncoherent = false;               ///< EDGEMEM_VULKAN_NONCOHERENT=1: host-visible memory flushed and invalidated as if not coherent
 };
 

@@ -139,29 +139,27 @@ bool put_staging(VulkanDeviceRecord& d, const Allocation& a) noexcept {
   return true;
 }
 
-namespace {
-
-/// Destroys kept staging `a` (its buffer and memory). Under block_lock.
-void free_kept(VulkanDeviceRecord& d, Allocation& a) noexcept {
-  if (!exiting()) {
-    d.fns.vkDestroyBuffer(d.device, a.buffer, nullptr);
-    d.fns.vkFreeMemory(d.device, a.memory, nullptr);
-  }
-  uncount_allocation(d);
-  a = Allocation{};
-}
-
-}  // namespace
-
 bool drop_staging(VulkanDeviceRecord& d) noexcept {
-  std::lock_guard<std::mutex> guard(d.block_lock);
-  bool dropped = false;
-  for (Allocation& kept : d.staging_cache)
-    if (kept.memory != VK_NULL_HANDLE) {
-      free_kept(d, kept);
-      dropped = true;
+  Allocation dropped[sizeof d.staging_cache / sizeof d.staging_cache[0]];
+  std::size_t n = 0;
+  {
+    std::lock_guard<std::mutex> guard(d.block_lock);
+    for (Allocation& kept : d.staging_cache)
+      if (kept.memory != VK_NULL_HANDLE) {
+        dropped[n++] = kept;
+        kept = Allocation{};
+      }
+  }
+  for (std::size_t i = 0; i < n; ++i) {  // (outside the lock: a block's range goes back under it)
+    if (!exiting()) d.fns.vkDestroyBuffer(d.device, dropped[i].buffer, nullptr);
+    if (dropped[i].block != nullptr) {
+      block_free(d, dropped[i]);
+    } else {
+      if (!exiting()) d.fns.vkFreeMemory(d.device, dropped[i].memory, nullptr);
+      uncount_allocation(d);
     }
-  return dropped;
+  }
+  return n != 0;
 }
 
 void free_blocks(VulkanDeviceRecord& d) noexcept {

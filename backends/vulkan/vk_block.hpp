@@ -27,9 +27,9 @@ void uncount_allocation(VulkanDeviceRecord& d) noexcept;
 /// Gives `a`'s pages back to its block; an empty block is freed unless it is its type's only one.
 void block_free(VulkanDeviceRecord& d, const Allocation& a) noexcept;
 
-/// The size class of a staging buffer of `bytes` (> kSmallBytes): the power of two at or above it.
+/// The size class of a staging buffer of `bytes`: the power of two at or above it, 64 KiB at least.
 constexpr VkDeviceSize staging_class(VkDeviceSize bytes) noexcept {
-  VkDeviceSize c = kSmallBytes;
+  VkDeviceSize c = VkDeviceSize{64} << 10;
   while (c < bytes) c <<= 1;
   return c;
 }

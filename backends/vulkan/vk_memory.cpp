@@ -95,7 +95,7 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
   info.usage = kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   Allocation a;
-  if (placement == Placement::staging && bytes > kSmallBytes) {  // kept for reuse when released (vk_block.hpp)
+  if (placement == Placement::staging) {  // kept for reuse when released (vk_block.hpp)
     if (take_staging(d, bytes, a)) return a;
     info.size = a.staging_class = staging_class(bytes);
   }

@@ -50,12 +50,33 @@ std::byte* caller_of(const Vulkan::NativeMem& mem) noexcept {
   return static_cast<std::byte*>(mem.root->caller) + mem.offset;
 }
 
-/// What a staged map keeps until its unmap (Mapped::state points to it).
-struct StagedMap {
-  vk::Allocation staging{};
-  VkDeviceSize offset = 0;  // in the buffer
-  bool write = false;
-};
+/// A StagedMap record: one of the device's kept ones (no allocation: the pools' steady state maps
+/// device-local blocks), else from DefaultAllocator. Null: no memory.
+vk::StagedMap* take_staged_map(VulkanDeviceRecord& d) noexcept {
+  std::uint64_t free = d.staged_free.load(std::memory_order_acquire);
+  while (free != 0) {
+    const std::uint64_t bit = free & (~free + 1);  // the lowest free record
+    if (d.staged_free.compare_exchange_weak(free, free & ~bit, std::memory_order_acq_rel)) {
+      unsigned i = 0;
+      while ((bit >> i) != 1) ++i;
+      d.staged_maps[i] = vk::StagedMap{};
+      return &d.staged_maps[i];
+    }
+  }
+  void* mem = DefaultAllocator::allocate(sizeof(vk::StagedMap), alignof(vk::StagedMap));
+  return mem != nullptr ? new (mem) vk::StagedMap : nullptr;
+}
+
+/// Gives a record of take_staged_map() back.
+void give_back_staged_map(VulkanDeviceRecord& d, vk::StagedMap* m) noexcept {
+  const auto i = static_cast<std::size_t>(m - d.staged_maps);
+  if (m >= d.staged_maps && i < vk::kStagedMaps) {
+    d.staged_free.fetch_or(std::uint64_t{1} << i, std::memory_order_acq_rel);
+    return;
+  }
+  m->~StagedMap();
+  DefaultAllocator::deallocate(m, sizeof(vk::StagedMap), alignof(vk::StagedMap));
+}
 
 }  // namespace
 
@@ -193,15 +214,13 @@ Result<Vulkan::Mapped> Vulkan::map(NativeQueue q, const NativeMem& mem, Access a
     const bool flush = !mem.root->coherent && access != Access::read;
     return Mapped{static_cast<std::byte*>(mem.host) + offset, flush ? (static_cast<std::uintptr_t>(bytes) << 2) | kFlush : 0u};
   }
-  void* mem_state = DefaultAllocator::allocate(sizeof(StagedMap), alignof(StagedMap));
-  if (mem_state == nullptr) return fail(Errc::out_of_host_memory, "no memory for a staged Vulkan map");
-  auto* m = new (mem_state) StagedMap;
+  vk::StagedMap* const m = take_staged_map(d);
+  if (m == nullptr) return fail(Errc::out_of_host_memory, "no memory for a staged Vulkan map");
   m->offset = mem.offset + offset;
   m->write = access != Access::read;
   auto drop = [&](Failure f) -> Failure {
     vk::release(d, m->staging);
-    m->~StagedMap();
-    DefaultAllocator::deallocate(mem_state, sizeof(StagedMap), alignof(StagedMap));
+    give_back_staged_map(d, m);
     return f;
   };
   auto made = vk::allocate(d, bytes, vk::Placement::staging);
@@ -234,7 +253,7 @@ Result<void> Vulkan::unmap(NativeQueue q, const NativeMem& mem, const Mapped& ma
     if (ev.wait_count == 0) return vk::complete_event(ev);
     return vk::run(*q.record, ev);
   }
-  auto* m = reinterpret_cast<StagedMap*>(mapped.state);
+  auto* m = reinterpret_cast<vk::StagedMap*>(mapped.state);
   Result<void> done{};
   if (m->write) {  // the staging goes with the command buffer: released once the upload has run
     auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
@@ -251,8 +270,7 @@ Result<void> Vulkan::unmap(NativeQueue q, const NativeMem& mem, const Mapped& ma
   }
   if (!done) return done;  // the mapping stays open: unmap again
   vk::release(d, m->staging);
-  m->~StagedMap();
-  DefaultAllocator::deallocate(m, sizeof(StagedMap), alignof(StagedMap));
+  give_back_staged_map(d, m);
   return {};
 }
 

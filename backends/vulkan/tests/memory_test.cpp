@@ -145,6 +145,9 @@ TEST_CASE("vulkan memory: buffers of their own meet the allocation limit with ou
   REQUIRE(small.has_value());
   const std::vector<std::uint32_t> p = pattern(7);
   REQUIRE(q->write(*small, 0, p.data(), 256).has_value());
+  std::vector<std::uint32_t> got(64);
+  REQUIRE(q->read(*small, 0, got.data(), 256).has_value());  // (staged where not host-visible: its block now)
+  CHECK(got == p);
   std::vector<Buffer> big;
   Result<Buffer> refused = fail(Errc::invalid_argument, "not tried");
   for (unsigned long i = 0; i <= limit; ++i) {
@@ -156,7 +159,7 @@ TEST_CASE("vulkan memory: buffers of their own meet the allocation limit with ou
   CHECK(refused.error().code == Errc::out_of_device_memory);
   CHECK(big.size() < limit);
   CHECK(big.size() + 3 >= limit);  // the device block, and staging blocks where writes stage
-  std::vector<std::uint32_t> got(64);
+  got.assign(64, 0);
   REQUIRE(q->read(*small, 0, got.data(), 256).has_value());
   CHECK(got == p);
   // Small buffers still come from the block; one big buffer released makes room for another.
