@@ -11,6 +11,7 @@
 #include <edgemem/allocator.hpp>
 
 #include "vk_block.hpp"
+#include "vk_memory_types.hpp"
 #include "vk_memory.hpp"
 #include "vk_submit.hpp"
 
@@ -66,25 +67,6 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFF
                                       VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                       VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
 
-/// The memory type of `bits` that has `need`, scoring `want` bits and avoiding `avoid` ones; -1: none.
-int pick_type(const VkPhysicalDeviceMemoryProperties& m, std::uint32_t bits, VkMemoryPropertyFlags need,
-              VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) noexcept {
-  int best = -1, best_score = -1;
-  for (std::uint32_t i = 0; i < m.memoryTypeCount; ++i) {
-    const VkMemoryPropertyFlags f = m.memoryTypes[i].propertyFlags;
-    if ((bits & (1u << i)) == 0 || (f & need) != need) continue;
-    int score = 0;
-    for (VkMemoryPropertyFlags b = 1; b != 0 && b <= VK_MEMORY_PROPERTY_PROTECTED_BIT; b <<= 1) {
-      if ((want & b) != 0 && (f & b) != 0) score += 2;
-      if ((avoid & b) != 0 && (f & b) != 0) score -= 1;
-    }
-    if (score > best_score) {
-      best = static_cast<int>(i);
-      best_score = score;
-    }
-  }
-  return best;
-}
 
 }  // namespace
 

@@ -23,6 +23,7 @@
 #include <edgemem/native.hpp>
 
 #include "../../../bench/goal_harness.hpp"
+#include "../vk_memory_types.hpp"
 
 namespace vkbench {
 
@@ -107,26 +108,8 @@ inline void driver_version(const VkPhysicalDeviceProperties& p, char* out, std::
     std::snprintf(out, size, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v), VK_API_VERSION_PATCH(v));
 }
 
-/// The memory type of `bits` that has `need`, scoring `want` bits and avoiding `avoid` ones; -1: none
-/// (the backend's own choice, vk_memory.cpp's pick_type, so raw memory is of the type edgemem takes).
-inline int pick_type(const VkPhysicalDeviceMemoryProperties& m, std::uint32_t bits, VkMemoryPropertyFlags need,
-                     VkMemoryPropertyFlags want, VkMemoryPropertyFlags avoid) noexcept {
-  int best = -1, best_score = -1;
-  for (std::uint32_t i = 0; i < m.memoryTypeCount; ++i) {
-    const VkMemoryPropertyFlags f = m.memoryTypes[i].propertyFlags;
-    if ((bits & (1u << i)) == 0 || (f & need) != need) continue;
-    int score = 0;
-    for (VkMemoryPropertyFlags b = 1; b != 0 && b <= VK_MEMORY_PROPERTY_PROTECTED_BIT; b <<= 1) {
-      if ((want & b) != 0 && (f & b) != 0) score += 2;
-      if ((avoid & b) != 0 && (f & b) != 0) score -= 1;
-    }
-    if (score > best_score) {
-      best = static_cast<int>(i);
-      best_score = score;
-    }
-  }
-  return best;
-}
+/// The backend's own choice of memory type (raw memory is of the type edgemem takes).
+using edgemem::backend::vk::pick_type;
 
 /// A raw VkBuffer with its own host-visible, host-coherent memory, mapped for its life (the staging).
 struct HostBuffer {
