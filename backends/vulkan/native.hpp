@@ -125,9 +125,10 @@ struct NativeMem {
 };
 
 /// An edgemem event: a value of a Queue's timeline semaphore, with the reference count edgemem's events
-/// need. Wait for it in your own submits with `semaphore` >= `value`.
+/// need. Wait for it in your own submits with `semaphore` >= `value`, unless `semaphore` is 0: a command
+/// the host finished at once (nothing left to wait for) has none.
 struct VulkanEvent {
-  VulkanQueueRecord* queue = nullptr;  ///< the Queue it belongs to (null: complete)
+  VulkanQueueRecord* queue = nullptr;  ///< the Queue it belongs to (null: complete, and `semaphore` 0)
   std::uint64_t semaphore = 0;         ///< VkSemaphore (timeline)
   std::uint64_t value = 0;             ///< the value the command signals
   std::atomic<std::uint32_t> refs{1};  ///< references; the last release gives it back to the backend

@@ -55,10 +55,11 @@ Result<VulkanBlock*> make_block(VulkanDeviceRecord& d, std::uint32_t type) noexc
   return b;
 }
 
-/// Whether a block of `b`'s type other than `b` has memory.
-bool another_of_type(const VulkanDeviceRecord& d, const VulkanBlock& b) noexcept {
+/// Whether a block of `b`'s type other than `b` is empty too (then `b`, empty, may go: one stays, so a
+/// loop that makes and releases one buffer next to a full block allocates nothing).
+bool another_empty_of_type(const VulkanDeviceRecord& d, const VulkanBlock& b) noexcept {
   for (const VulkanBlock& other : d.blocks)
-    if (&other != &b && other.memory != VK_NULL_HANDLE && other.type == b.type) return true;
+    if (&other != &b && other.memory != VK_NULL_HANDLE && other.type == b.type && other.used_pages == 0) return true;
   return false;
 }
 
@@ -90,7 +91,7 @@ Result<bool> block_bind(VulkanDeviceRecord& d, const VkMemoryRequirements& req, 
   const VkDeviceSize offset = first * VulkanBlock::kGranule;
   const VkResult status = d.fns.vkBindBufferMemory(d.device, a.buffer, b->memory, offset);
   if (status != VK_SUCCESS) {
-    if (b->used_pages == 0 && another_of_type(d, *b)) destroy(d, *b);
+    if (b->used_pages == 0 && another_empty_of_type(d, *b)) destroy(d, *b);
     return fail_vk(status);
   }
   bits::mark(b->words, first, pages, true);
@@ -109,7 +110,7 @@ void block_free(VulkanDeviceRecord& d, const Allocation& a) noexcept {
   std::lock_guard<std::mutex> guard(d.block_lock);
   bits::mark(b.words, static_cast<std::size_t>(a.offset / VulkanBlock::kGranule), pages, false);
   b.used_pages -= pages;
-  if (b.used_pages == 0 && another_of_type(d, b)) destroy(d, b);  // its type's last block stays, for the next
+  if (b.used_pages == 0 && another_empty_of_type(d, b)) destroy(d, b);  // one empty block per type stays
 }
 
 bool take_staging(VulkanDeviceRecord& d, VkDeviceSize bytes, Allocation& a) noexcept {
@@ -126,7 +127,7 @@ bool take_staging(VulkanDeviceRecord& d, VkDeviceSize bytes, Allocation& a) noex
 }
 
 bool put_staging(VulkanDeviceRecord& d, const Allocation& a) noexcept {
-  if (a.staging_class > kStagingKeepMax) return false;
+  if (a.staging_class > kStagingKeepMax || a.host == nullptr) return false;  // (null: its making failed)
   std::lock_guard<std::mutex> guard(d.block_lock);
   VkDeviceSize total = a.staging_class;
   Allocation* room = nullptr;

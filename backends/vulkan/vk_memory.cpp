@@ -77,7 +77,7 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
   info.usage = kUsage;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   Allocation a;
-  if (placement == Placement::staging) {  // kept for reuse when released (vk_block.hpp)
+  if (placement == Placement::staging && staging_class(bytes) <= kStagingKeepMax) {  // kept for reuse (vk_block.hpp)
     if (take_staging(d, bytes, a)) return a;
     info.size = a.staging_class = staging_class(bytes);
   }
@@ -110,11 +110,10 @@ Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement
   a.coherent = (f & kVisible) == 0 || ((f & kCoherent) != 0 && !d.force_noncoherent);
   // Up to kSmallBytes: a range of a block (no VkDeviceMemory of its own: maxMemoryAllocationCount).
   auto in_block = block_bind(d, req, static_cast<std::uint32_t>(type), a);
-  if (!in_block || *in_block) {
-    if (!in_block) release(d, a);
-    if (!in_block) return fail(in_block.error());
-    return a;
-  }
+  if (!in_block && drop_staging(d)) in_block = block_bind(d, req, static_cast<std::uint32_t>(type), a);
+  if (in_block && *in_block) return a;
+  // Not for a block (too large, an alignment past a page, every slot taken), or no block could be made
+  // (the allocation limit, or no 32 MiB left of the type): memory of its own.
   auto counted = count_allocation(d);
   if (!counted && drop_staging(d)) counted = count_allocation(d);  // cached staging gives way
   if (!counted) {

@@ -162,7 +162,9 @@ Result<void> run(VulkanQueueRecord& q, const Vulkan::CommandEvents& ev, Recorder
 Result<void> complete_event(const Vulkan::CommandEvents& ev) noexcept {
   if (ev.out == nullptr) return {};
   EDGEMEM_TRY_ASSIGN(Vulkan::NativeEvent record, Records::take(nullptr));
-  record->queue = nullptr;  // complete
+  record->queue = nullptr;  // complete: no semaphore to wait for (a recycled record's are cleared)
+  record->semaphore = 0;
+  record->value = 0;
   *ev.out = record;
   return {};
 }

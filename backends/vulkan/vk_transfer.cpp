@@ -69,8 +69,9 @@ vk::StagedMap* take_staged_map(VulkanDeviceRecord& d) noexcept {
 
 /// Gives a record of take_staged_map() back.
 void give_back_staged_map(VulkanDeviceRecord& d, vk::StagedMap* m) noexcept {
-  const auto i = static_cast<std::size_t>(m - d.staged_maps);
-  if (m >= d.staged_maps && i < vk::kStagedMaps) {
+  const auto at = reinterpret_cast<std::uintptr_t>(m), first = reinterpret_cast<std::uintptr_t>(d.staged_maps);
+  if (at >= first && at < first + sizeof d.staged_maps) {
+    const std::size_t i = (at - first) / sizeof(vk::StagedMap);
     d.staged_free.fetch_or(std::uint64_t{1} << i, std::memory_order_acq_rel);
     return;
   }
@@ -86,11 +87,14 @@ Result<void> Vulkan::write(NativeQueue q, const NativeMem& mem, std::size_t offs
   EDGEMEM_TRY(vk::await_reads_into(d, src, bytes));  // `src` is copied now: an earlier async read's bytes first
   vk::note_written(mem);
   const VkDeviceSize at = mem.offset + offset;
-  if (mem.host != nullptr && vk::host_ready(*q.record, ev)) {  // host-visible, nothing before it left: a memcpy
+  if (mem.host != nullptr && !vk::exiting() && vk::host_ready(*q.record, ev)) {  // host-visible, nothing left before it
+    vk::deliver_completed(d);  // reads other Queues finished (seen through a wait) land before these bytes
+    EDGEMEM_TRY(vk::complete_event(ev));  // (its record first: nothing fails after the bytes are written)
     std::memcpy(static_cast<std::byte*>(mem.host) + offset, src, bytes);
-    if (!mem.root->coherent)
-      EDGEMEM_TRY(vk::root_sync(d, *mem.root, at, bytes, true));
-    return vk::complete_event(ev);
+    if (mem.root->coherent) return {};
+    auto flushed = vk::root_sync(d, *mem.root, at, bytes, true);
+    if (!flushed && ev.out != nullptr) event_release(*ev.out);
+    return flushed;
   }
   auto record = [&](VkCommandBuffer cb, vk::Allocation& staging) -> Result<void> {
     if (at % 4 == 0 && bytes % 4 == 0 && bytes <= kUpdateMax) {
