@@ -29,13 +29,14 @@ struct Candidate {
 };
 
 /// True when `physical` offers the device extension `name` (false when the list cannot be read).
-bool has_extension(VkPhysicalDevice physical, const char* name) noexcept {
+/// Errc: out_of_host_memory (no room for the list: an answer of false would make the device without it).
+Result<bool> has_extension(VkPhysicalDevice physical, const char* name) noexcept {
   const vk::Loader& l = vk::loader();
   std::uint32_t count = 0;
   if (l.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, nullptr) != VK_SUCCESS || count == 0) return false;
   const std::size_t size = count * sizeof(VkExtensionProperties);
   void* mem = DefaultAllocator::allocate(size, alignof(VkExtensionProperties));
-  if (mem == nullptr) return false;
+  if (mem == nullptr) return fail(Errc::out_of_host_memory, "no memory for the Vulkan device's extension list");
   auto* list = static_cast<VkExtensionProperties*>(mem);
   bool found = false;
   const VkResult r = l.vkEnumerateDeviceExtensionProperties(physical, nullptr, &count, list);
@@ -58,8 +59,8 @@ bool of_type(const VkPhysicalDeviceProperties& p, DeviceType type) noexcept {
   return false;
 }
 
-/// `physical` as a Candidate, or false when it does not qualify.
-bool qualify(VkPhysicalDevice physical, Candidate& out) noexcept {
+/// `physical` as a Candidate, or false when it does not qualify. Errc: out_of_host_memory.
+Result<bool> qualify(VkPhysicalDevice physical, Candidate& out) noexcept {
   const vk::Loader& l = vk::loader();
   Candidate c;
   c.physical = physical;
@@ -73,7 +74,7 @@ bool qualify(VkPhysicalDevice physical, Candidate& out) noexcept {
   l.vkGetPhysicalDeviceFeatures2(physical, &features);
   if (v12.timelineSemaphore != VK_TRUE) return false;
   c.buffer_device_address = v12.bufferDeviceAddress == VK_TRUE;
-  c.host_import = has_extension(physical, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  EDGEMEM_TRY_ASSIGN(c.host_import, has_extension(physical, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME));
   VkQueueFamilyProperties families[kMaxFamilies];
   std::uint32_t count = kMaxFamilies;
   l.vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, families);
@@ -97,7 +98,7 @@ bool qualify(VkPhysicalDevice physical, Candidate& out) noexcept {
   return true;
 }
 
-/// The qualifying devices of `type`, in the loader's order; how many in `count`.
+/// The qualifying devices of `type`, in the loader's order; how many in `count`. Errc: as vk::load, out_of_host_memory.
 Result<void> candidates(DeviceType type, Candidate (&out)[kMaxPhysical], std::uint32_t& count) noexcept {
   EDGEMEM_TRY_ASSIGN(const vk::Loader* l, vk::load());
   VkPhysicalDevice physical[kMaxPhysical];
@@ -107,7 +108,8 @@ Result<void> candidates(DeviceType type, Candidate (&out)[kMaxPhysical], std::ui
   count = 0;
   for (std::uint32_t i = 0; i < n; ++i) {
     Candidate c;
-    if (qualify(physical[i], c) && of_type(c.props, type)) out[count++] = c;
+    EDGEMEM_TRY_ASSIGN(const bool qualifies, qualify(physical[i], c));
+    if (qualifies && of_type(c.props, type)) out[count++] = c;
   }
   return {};
 }
@@ -307,7 +309,8 @@ Result<Vulkan::NativeContext> Vulkan::context_adopt(const NativeContext& native,
     return fail(Errc::invalid_argument, "the adopted VkDevice must have been made with timelineSemaphore enabled");
   EDGEMEM_TRY(vk::load());
   Candidate c;
-  if (!qualify(native.physical, c)) return fail(Errc::unsupported, "the adopted VkPhysicalDevice has no Vulkan 1.2 or no compute queue");
+  EDGEMEM_TRY_ASSIGN(const bool qualifies, qualify(native.physical, c));
+  if (!qualifies) return fail(Errc::unsupported, "the adopted VkPhysicalDevice has no Vulkan 1.2 or no compute queue");
   // A VkDevice has no reference count: retain and borrow both leave it to its maker (owned stays false);
   // each adopt has a record of its own (queues, memory blocks), freed by context_release.
   (void)mode;
