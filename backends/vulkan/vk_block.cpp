@@ -2,6 +2,7 @@
 // (the heap's: src/pool/page_bitmap.hpp), blocks in the order of their slots.
 #include "pool/page_bitmap.hpp"
 #include "vk_block.hpp"
+#include "vk_memory.hpp"
 
 namespace edgemem::backend::vk {
 
@@ -152,13 +153,8 @@ bool drop_staging(VulkanDeviceRecord& d) noexcept {
       }
   }
   for (std::size_t i = 0; i < n; ++i) {  // (outside the lock: a block's range goes back under it)
-    if (!exiting()) d.fns.vkDestroyBuffer(d.device, dropped[i].buffer, nullptr);
-    if (dropped[i].block != nullptr) {
-      block_free(d, dropped[i]);
-    } else {
-      if (!exiting()) d.fns.vkFreeMemory(d.device, dropped[i].memory, nullptr);
-      uncount_allocation(d);
-    }
+    dropped[i].staging_class = 0;  // not kept again: freed
+    release(d, dropped[i]);
   }
   return n != 0;
 }

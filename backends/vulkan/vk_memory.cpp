@@ -67,7 +67,6 @@ constexpr VkBufferUsageFlags kUsage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFF
                                       VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT |
                                       VK_BUFFER_USAGE_STORAGE_TEXEL_BUFFER_BIT;
 
-
 }  // namespace
 
 Result<Allocation> allocate(VulkanDeviceRecord& d, VkDeviceSize bytes, Placement placement) noexcept {

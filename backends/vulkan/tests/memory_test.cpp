@@ -170,3 +170,48 @@ TEST_CASE("vulkan memory: buffers of their own meet the allocation limit with ou
   auto again = Buffer::create(*ctx, 2u << 20, Storage::device);
   CHECK(again.has_value());
 }
+
+TEST_CASE("vulkan memory: neighbours in one block written by two queues at once keep their own bytes") {
+  REQUIRE(forced_limit() == 16);
+  auto ctx = Context::create();
+  REQUIRE(ctx.has_value());
+  auto qa = Queue::create(*ctx);
+  auto qb = Queue::create(*ctx);
+  REQUIRE(qa.has_value());
+  REQUIRE(qb.has_value());
+  constexpr std::size_t kBytes = std::size_t{1} << 20;  // the largest buffer a block serves
+  constexpr std::uint32_t kPairs = 8;                   // 16 MiB: half a block
+  std::vector<Buffer> a, b;
+  std::vector<std::vector<std::uint32_t>> pa, pb;
+  for (std::uint32_t i = 0; i < kPairs; ++i) {
+    auto x = Buffer::create(*ctx, kBytes, Storage::device);
+    auto y = Buffer::create(*ctx, kBytes, Storage::device);
+    REQUIRE(x.has_value());
+    REQUIRE(y.has_value());
+    a.push_back(std::move(*x));
+    b.push_back(std::move(*y));
+    pa.push_back(pattern(2 * i, kBytes / 4));
+    pb.push_back(pattern(2 * i + 1, kBytes / 4));
+  }
+  auto na = a[0].native(), nb = b[0].native();
+  REQUIRE(na.has_value());
+  REQUIRE(nb.has_value());
+  CHECK(na->root->memory == nb->root->memory);  // neighbours in one block
+  std::vector<Event> done;
+  for (std::uint32_t i = 0; i < kPairs; ++i) {  // interleaved: the two queues' commands run side by side
+    auto ea = qa->write_async(a[i], 0, pa[i].data(), kBytes);
+    auto eb = qb->write_async(b[i], 0, pb[i].data(), kBytes);
+    REQUIRE(ea.has_value());
+    REQUIRE(eb.has_value());
+    done.push_back(std::move(*ea));
+    done.push_back(std::move(*eb));
+  }
+  std::vector<std::uint32_t> got(kBytes / 4);
+  for (std::uint32_t i = 0; i < kPairs; ++i) {  // each read on the other queue: ordered after the write by edgemem
+    REQUIRE(qb->read(a[i], 0, got.data(), kBytes).has_value());
+    CHECK(got == pa[i]);
+    REQUIRE(qa->read(b[i], 0, got.data(), kBytes).has_value());
+    CHECK(got == pb[i]);
+  }
+  for (Event& e : done) CHECK(*e.is_complete());
+}
